@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// Coffer runs its TypeScript sources directly through tsx's loader, so a fresh
+// clone needs no build step before `npm start`.
+import { register } from "tsx/esm/api";
+
+register();
+const { main } = await import("../services/cli/main.ts");
+await main(process.argv.slice(2));

@@ -1,0 +1,35 @@
+import { createClient, type Client } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import type { Transport } from "@connectrpc/connect";
+import { ApiKeyService, DeviceCodeService } from "../../gen/coffer/v1/auth_pb.js";
+import { SystemService } from "../../gen/coffer/v1/system_pb.js";
+import { UserService } from "../../gen/coffer/v1/users_pb.js";
+
+/** The gateways' only way into Coffer: Connect over HTTP/2 (h2c) to the core. */
+export function coreTransport(baseUrl: string): Transport {
+  return createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true });
+}
+
+export function coreClients(transport: Transport) {
+  return {
+    system: createClient(SystemService, transport),
+    apiKeys: createClient(ApiKeyService, transport),
+    deviceCodes: createClient(DeviceCodeService, transport),
+    users: createClient(UserService, transport),
+  };
+}
+
+export type CoreClients = ReturnType<typeof coreClients>;
+export type { Client };
+
+/** Per-call options: the caller's key and the request id travel to the core as headers. */
+export interface CallOptions {
+  headers: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export function callOptions(apiKey: string | undefined, requestId: string): CallOptions {
+  const headers: Record<string, string> = { "x-request-id": requestId };
+  if (apiKey) headers["x-api-key"] = apiKey;
+  return { headers };
+}

@@ -1,0 +1,138 @@
+import { create } from "@bufbuild/protobuf";
+import { ApiKeySchema as ApiKeyMsgSchema, type ApiKey as ApiKeyMsg } from "../../gen/coffer/v1/auth_pb.js";
+import { API_KEY_SCOPES, ACTOR_TYPES, ApiKeySchema, UserSchema, type ActorType, type ApiKey, type ApiKeyScope } from "../db/entities/index.js";
+import type { Em } from "../db/orm.js";
+import type { Principal } from "../context.js";
+import { CofferError, notFound, validation } from "../errors/coffer-error.js";
+import { withShortId } from "../ids/insert.js";
+import { ts, tsOrUndef } from "../shared/proto.js";
+import { resolveUser } from "../users/users.js";
+import { displayPrefix, generateApiKey, hashSecret, looksLikeApiKey } from "./key-hash.js";
+import { findByIdOrShortId } from "../ids/find.js";
+
+/** last_used_at is refreshed at most this often, so reads do not turn into writes. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export async function authenticateKey(em: Em, presented: string | null): Promise<Extract<Principal, { kind: "key" }>> {
+  if (!presented) throw new CofferError("MISSING_CREDENTIALS", "An API key is required in the X-API-Key header");
+  const key = looksLikeApiKey(presented)
+    ? await em.findOne(ApiKeySchema, { keyHash: hashSecret(presented) })
+    : null;
+  if (!key) throw new CofferError("INVALID_API_KEY", "The API key is not valid");
+  if (key.revokedAt) throw new CofferError("REVOKED_API_KEY", "The API key has been revoked");
+  const now = Date.now();
+  if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+    await em.nativeUpdate(ApiKeySchema, { id: key.id }, { lastUsedAt: new Date(now) });
+  }
+  return {
+    kind: "key",
+    keyId: key.id,
+    keyShortId: key.shortId,
+    keyName: key.name,
+    scope: key.scope,
+    actorType: key.actorType,
+    userId: key.userId ?? null,
+  };
+}
+
+export function parseScope(raw: string | undefined, fallback?: ApiKeyScope): ApiKeyScope {
+  const value = raw || fallback;
+  if (!value || !(API_KEY_SCOPES as readonly string[]).includes(value)) {
+    throw validation(`scope must be one of ${API_KEY_SCOPES.join(", ")}`);
+  }
+  return value as ApiKeyScope;
+}
+
+function parseActorType(raw: string | undefined): ActorType {
+  const value = raw || "user";
+  if (!(ACTOR_TYPES as readonly string[]).includes(value)) throw validation(`actor_type must be one of ${ACTOR_TYPES.join(", ")}`);
+  return value as ActorType;
+}
+
+export function parseKeyName(raw: string | undefined): string {
+  const name = (raw ?? "").trim();
+  if (!name) throw validation("name is required");
+  if (name.length > 200) throw validation("name must be at most 200 characters");
+  return name;
+}
+
+export interface NewKeyInput {
+  name: string;
+  scope: ApiKeyScope;
+  actorType?: ActorType;
+  userId?: string | null;
+}
+
+/** Creates a key and returns it with its plaintext, which is never stored. */
+export async function insertApiKey(em: Em, input: NewKeyInput): Promise<{ key: ApiKey; plaintext: string }> {
+  const plaintext = generateApiKey();
+  const id = crypto.randomUUID();
+  await withShortId((shortId) =>
+    em.insert(ApiKeySchema, {
+      id,
+      shortId,
+      name: input.name,
+      scope: input.scope,
+      actorType: input.actorType ?? "user",
+      userId: input.userId ?? null,
+      keyHash: hashSecret(plaintext),
+      keyPrefix: displayPrefix(plaintext),
+      createdAt: new Date(),
+      lastUsedAt: null,
+      revokedAt: null,
+    }),
+  );
+  const key = await em.findOneOrFail(ApiKeySchema, { id });
+  return { key, plaintext };
+}
+
+export async function createApiKey(
+  em: Em,
+  req: { name: string; scope: string; userId?: string; actorType?: string },
+): Promise<{ key: ApiKey; plaintext: string }> {
+  const name = parseKeyName(req.name);
+  const scope = parseScope(req.scope);
+  const actorType = parseActorType(req.actorType);
+  const user = req.userId ? await resolveUser(em, req.userId) : null;
+  return insertApiKey(em, { name, scope, actorType, userId: user?.id ?? null });
+}
+
+export async function listApiKeys(em: Em): Promise<ApiKey[]> {
+  return em.find(ApiKeySchema, {}, { orderBy: { createdAt: "asc", id: "asc" } });
+}
+
+export async function revokeApiKey(em: Em, rawId: string): Promise<ApiKey> {
+  const key = await findByIdOrShortId(em, ApiKeySchema, rawId);
+  if (!key) throw notFound("API key");
+  if (!key.revokedAt) {
+    await em.nativeUpdate(ApiKeySchema, { id: key.id, revokedAt: null }, { revokedAt: new Date() });
+  }
+  return em.findOneOrFail(ApiKeySchema, { id: key.id }, { refresh: true });
+}
+
+export async function getKey(em: Em, id: string): Promise<ApiKey> {
+  return em.findOneOrFail(ApiKeySchema, { id });
+}
+
+/** Short ids of the users the keys reference, for presenting `user_id`. */
+export async function userShortIds(em: Em, keys: ApiKey[]): Promise<Map<string, string>> {
+  const ids = [...new Set(keys.map((k) => k.userId).filter((x): x is string => !!x))];
+  if (ids.length === 0) return new Map();
+  const users = await em.find(UserSchema, { id: { $in: ids } });
+  return new Map(users.map((u) => [u.id, u.shortId]));
+}
+
+export function apiKeyToProto(key: ApiKey, userShortIdsById: Map<string, string>): ApiKeyMsg {
+  return create(ApiKeyMsgSchema, {
+    id: key.id,
+    shortId: key.shortId,
+    name: key.name,
+    scope: key.scope,
+    actorType: key.actorType,
+    userId: key.userId ? userShortIdsById.get(key.userId) : undefined,
+    keyPrefix: key.keyPrefix,
+    createdAt: ts(key.createdAt),
+    lastUsedAt: tsOrUndef(key.lastUsedAt),
+    revokedAt: tsOrUndef(key.revokedAt),
+  });
+}

@@ -1,0 +1,105 @@
+import { parseArgs } from "node:util";
+import { runCore } from "../main.js";
+import { runRest } from "../../gateways/rest/main.js";
+import { runMcpHttp } from "../../gateways/mcp/main.js";
+import { runMcpStdio } from "../../gateways/mcp/stdio.js";
+import { start } from "./start.js";
+import { withOrm } from "./with-orm.js";
+import { createApiKey } from "../auth/api-keys.js";
+import { approveDeviceCode, denyDeviceCode } from "../auth/device-codes.js";
+import { CofferError } from "../errors/coffer-error.js";
+
+const HELP = `coffer — self-hosted financial data for households and their AI agents
+
+Usage: coffer <command> [options]
+
+Commands:
+  start                       apply migrations, run core + REST + MCP (embedded PostgreSQL unless DATABASE_URL is set)
+  core                        run only the core (Connect, gRPC, gRPC-Web) on COFFER_CORE_PORT
+  rest                        run only the REST gateway on COFFER_REST_PORT
+  mcp                         run only the MCP gateway (Streamable HTTP) on COFFER_MCP_PORT
+  mcp --stdio                 serve MCP on stdin/stdout with the key in COFFER_API_KEY
+  migrate                     apply database migrations and exit
+  keys create --name N --scope read_only|full_access [--user ID]
+                              create an API key straight on the database; prints only the key
+  device approve <user_code> [--scope read_only|full_access] [--name N]
+  device deny <user_code>     decide a device-code login request
+  help                        this text
+
+Environment: DATABASE_URL, COFFER_DATA_DIR, COFFER_CORE_PORT, COFFER_REST_PORT, COFFER_MCP_PORT,
+COFFER_CORE_URL, COFFER_HOST, COFFER_PUBLIC_URL, COFFER_DEVICE_CODE_TTL_SECONDS, COFFER_API_KEY,
+COFFER_EMBEDDED_PG_PORT, COFFER_LOG_LEVEL (see README.md).
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`coffer: ${message}\n`);
+  process.exit(2);
+}
+
+async function keys(args: string[]) {
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { name: { type: "string" }, scope: { type: "string" }, user: { type: "string" } },
+  });
+  if (positionals[0] !== "create") fail("usage: coffer keys create --name N --scope read_only|full_access");
+  if (!values.name || !values.scope) fail("keys create needs --name and --scope");
+  const plaintext = await withOrm(async (em) => (await createApiKey(em, { name: values.name!, scope: values.scope!, userId: values.user })).plaintext);
+  process.stdout.write(`${plaintext}\n`);
+}
+
+async function device(args: string[]) {
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { name: { type: "string" }, scope: { type: "string" } },
+  });
+  const [action, userCode] = positionals;
+  if (!userCode || (action !== "approve" && action !== "deny")) fail("usage: coffer device approve|deny <user_code>");
+  const operator = { kind: "system" as const, name: "cli" };
+  const decision = await withOrm((em) =>
+    action === "approve"
+      ? approveDeviceCode(em, operator, { userCode, scope: values.scope, name: values.name })
+      : denyDeviceCode(em, operator, { userCode }),
+  );
+  process.stdout.write(
+    decision.status === "approved"
+      ? `approved ${decision.userCode}: the device receives a ${decision.scope} key named "${decision.name}" at its next poll\n`
+      : `denied ${decision.userCode}\n`,
+  );
+}
+
+export async function main(argv: string[]) {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "start":
+        return await start(process.env);
+      case "core":
+        return void (await runCore(process.env));
+      case "rest":
+        return void (await runRest(process.env));
+      case "mcp":
+        return rest.includes("--stdio") ? await runMcpStdio(process.env) : void (await runMcpHttp(process.env));
+      case "migrate":
+        await withOrm(async () => undefined);
+        process.stdout.write("migrations applied\n");
+        return;
+      case "keys":
+        return await keys(rest);
+      case "device":
+        return await device(rest);
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        process.stdout.write(HELP);
+        return;
+      default:
+        fail(`unknown command "${command}"; see coffer --help`);
+    }
+  } catch (e) {
+    if (e instanceof CofferError) fail(`${e.code}: ${e.message}`);
+    throw e;
+  }
+}

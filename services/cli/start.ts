@@ -1,0 +1,104 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { openDatabase } from "../db/embedded.js";
+import { migrate, openOrm } from "../db/orm.js";
+
+const BIN = fileURLToPath(new URL("../../bin/coffer.js", import.meta.url));
+
+async function waitFor(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${url}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * `coffer start`: one supervisor for the three processes. Opens the database
+ * (embedded unless DATABASE_URL is set), migrates, starts the core, then the
+ * REST and MCP gateways, and stops everything cleanly on Ctrl-C.
+ */
+export async function start(env: NodeJS.ProcessEnv) {
+  const began = Date.now();
+  const say = (m: string) => process.stderr.write(`${m}\n`);
+  const db = await openDatabase(env, say);
+  const orm = await openOrm(db.url, 1);
+  try {
+    await migrate(orm);
+  } finally {
+    await orm.close();
+  }
+
+  const corePort = env.COFFER_CORE_PORT ?? "7100";
+  const restPort = env.COFFER_REST_PORT ?? "8080";
+  const mcpPort = env.COFFER_MCP_PORT ?? "8090";
+  const host = env.COFFER_HOST ?? "127.0.0.1";
+  const shown = host === "0.0.0.0" ? "localhost" : host;
+  const childEnv = {
+    ...env,
+    DATABASE_URL: db.url,
+    COFFER_CORE_URL: env.COFFER_CORE_URL ?? `http://127.0.0.1:${corePort}`,
+  };
+
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say("stopping Coffer…");
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once("exit", () => resolve());
+            c.kill("SIGTERM");
+          }),
+      ),
+    );
+    await db.stop();
+    process.exit(code);
+  };
+  const run = (name: string) => {
+    const child = spawn(process.execPath, [BIN, name], { env: childEnv, stdio: ["ignore", "inherit", "inherit"] });
+    child.on("exit", (code, signal) => {
+      if (!stopping) {
+        say(`coffer ${name} exited (${signal ?? code}); stopping the others`);
+        void stopAll(1);
+      }
+    });
+    children.push(child);
+  };
+  process.on("SIGINT", () => void stopAll(0));
+  process.on("SIGTERM", () => void stopAll(0));
+
+  run("core");
+  run("rest");
+  run("mcp");
+  // Ready means the REST gateway reaches the core and the core reaches the database.
+  await waitFor(`http://127.0.0.1:${restPort}/health/ready`, 30_000);
+  await waitFor(`http://127.0.0.1:${mcpPort}/health`, 30_000);
+
+  const seconds = ((Date.now() - began) / 1000).toFixed(1);
+  process.stdout.write(
+    [
+      ``,
+      `Coffer is running (ready in ${seconds}s)${db.owned ? ` on the embedded PostgreSQL in ${env.COFFER_DATA_DIR ?? ".coffer"}` : ""}.`,
+      `  REST API   http://${shown}:${restPort}/api/v1   (health: http://${shown}:${restPort}/health)`,
+      `  MCP        http://${shown}:${mcpPort}/mcp`,
+      `  core       http://${shown}:${corePort}   (Connect, gRPC, gRPC-Web over h2c)`,
+      ``,
+      `Create your first API key (in another terminal):`,
+      `  npx coffer keys create --name admin --scope full_access`,
+      `Then:  curl -H "X-API-Key: <key>" http://${shown}:${restPort}/api/v1/keys/me`,
+      `Press Ctrl-C to stop.`,
+      ``,
+    ].join("\n"),
+  );
+}

@@ -1,0 +1,21 @@
+import { openDatabase } from "../db/embedded.js";
+import { migrate, openOrm, type Em } from "../db/orm.js";
+
+/**
+ * Runs `fn` straight on the database (DATABASE_URL, or the embedded default,
+ * started for the duration if it is not running), after applying migrations.
+ */
+export async function withOrm<T>(fn: (em: Em) => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+  const db = await openDatabase(env, (m) => process.stderr.write(`${m}\n`));
+  try {
+    const orm = await openOrm(db.url, 2);
+    try {
+      await migrate(orm);
+      return await fn(orm.em.fork());
+    } finally {
+      await orm.close();
+    }
+  } finally {
+    await db.stop();
+  }
+}

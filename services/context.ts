@@ -1,0 +1,35 @@
+import { createContextKey, type HandlerContext } from "@connectrpc/connect";
+import type { FastifyBaseLogger } from "fastify";
+import type { ActorType, ApiKeyScope } from "./db/entities/index.js";
+import type { Em } from "./db/orm.js";
+import { CofferError } from "./errors/coffer-error.js";
+
+/** Who is calling: resolved once per RPC by the auth interceptor. */
+export type Principal =
+  | {
+      kind: "key";
+      keyId: string;
+      keyShortId: string;
+      keyName: string;
+      scope: ApiKeyScope;
+      actorType: ActorType;
+      userId: string | null;
+    }
+  /** The operator on the server itself (CLI commands that work straight on the database). */
+  | { kind: "system"; name: string };
+
+export const kPrincipal = createContextKey<Principal | undefined>(undefined, { description: "principal" });
+export const kEm = createContextKey<Em | undefined>(undefined, { description: "per-request entity manager" });
+export const kLog = createContextKey<FastifyBaseLogger | undefined>(undefined, { description: "request logger" });
+
+export function requirePrincipal(ctx: HandlerContext): Principal {
+  const p = ctx.values.get(kPrincipal);
+  if (!p) throw new CofferError("MISSING_CREDENTIALS", "An API key is required in the X-API-Key header");
+  return p;
+}
+
+export function emOf(ctx: HandlerContext): Em {
+  const em = ctx.values.get(kEm);
+  if (!em) throw new Error("no entity manager in the request context");
+  return em;
+}

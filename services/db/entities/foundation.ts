@@ -1,0 +1,70 @@
+import { defineEntity, type InferEntity } from "@mikro-orm/core";
+import { randomUUID } from "node:crypto";
+
+/** A household member. */
+export const UserSchema = defineEntity({
+  name: "User",
+  tableName: "users",
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    shortId: p.string().length(8).unique(),
+    name: p.text(),
+    email: p.text().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  }),
+});
+export type User = InferEntity<typeof UserSchema>;
+
+export const API_KEY_SCOPES = ["read_only", "full_access"] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+export const ACTOR_TYPES = ["user", "agent"] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+/** An API key. Only its SHA-256 is stored; the plaintext is shown once at creation. */
+export const ApiKeySchema = defineEntity({
+  name: "ApiKey",
+  tableName: "api_keys",
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    shortId: p.string().length(8).unique(),
+    name: p.text(),
+    scope: p.text().$type<ApiKeyScope>(),
+    actorType: p.text().$type<ActorType>(),
+    userId: p.uuid().nullable(),
+    keyHash: p.string().length(64).unique(),
+    keyPrefix: p.text(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    lastUsedAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
+  }),
+});
+export type ApiKey = InferEntity<typeof ApiKeySchema>;
+
+export type DeviceCodeStatus = "pending" | "approved" | "denied";
+
+/**
+ * A device-code login request. The device code itself is stored hashed (it is
+ * a credential); the API key is created only at the first approved poll so its
+ * plaintext is never stored anywhere.
+ */
+export const DeviceCodeSchema = defineEntity({
+  name: "DeviceCode",
+  tableName: "device_codes",
+  properties: (p) => ({
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    shortId: p.string().length(8).unique(),
+    deviceCodeHash: p.string().length(64).unique(),
+    userCode: p.string().length(9).unique(),
+    status: p.text().$type<DeviceCodeStatus>(),
+    requestedName: p.text().nullable(),
+    scope: p.text().$type<ApiKeyScope>().nullable(),
+    name: p.text().nullable(),
+    decidedByKeyId: p.uuid().nullable(),
+    decidedAt: p.datetime().nullable(),
+    apiKeyId: p.uuid().nullable(),
+    expiresAt: p.datetime(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type DeviceCode = InferEntity<typeof DeviceCodeSchema>;

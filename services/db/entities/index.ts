@@ -1,0 +1,5 @@
+import { ApiKeySchema, DeviceCodeSchema, UserSchema } from "./foundation.js";
+
+export * from "./foundation.js";
+
+export const entities = [UserSchema, ApiKeySchema, DeviceCodeSchema];

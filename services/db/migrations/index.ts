@@ -1,0 +1,7 @@
+import { Migration0001Foundation } from "./Migration0001Foundation.js";
+
+/**
+ * Static list of migrations, in order. umzug's dynamic import cannot load .ts
+ * files under vitest, so every new migration is added here by hand.
+ */
+export const migrationsList = [{ name: "Migration0001Foundation", class: Migration0001Foundation }];

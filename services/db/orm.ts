@@ -1,0 +1,44 @@
+import { MikroORM, defineConfig, type EntityManager } from "@mikro-orm/postgresql";
+import { Migrator } from "@mikro-orm/migrations";
+import pg from "pg";
+import { entities } from "./entities/index.js";
+import { migrationsList } from "./migrations/index.js";
+
+export type Orm = MikroORM;
+export type Em = EntityManager;
+
+export function ormConfig(databaseUrl: string, poolMax = 10) {
+  return defineConfig({
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList, snapshot: false, transactional: true, allOrNothing: true, silent: true },
+    pool: { min: 0, max: poolMax },
+    // Timestamps are timestamptz; keep the driver in UTC regardless of the host.
+    timezone: "+00:00",
+    forceUtcTimezone: true,
+    allowGlobalContext: false,
+    debug: false,
+  });
+}
+
+export async function openOrm(databaseUrl: string, poolMax?: number): Promise<Orm> {
+  return MikroORM.init(ormConfig(databaseUrl, poolMax));
+}
+
+/** Arbitrary constant for pg_advisory_lock so concurrent cores never migrate at once. */
+const MIGRATION_LOCK = 7_100_001;
+
+/** Applies pending migrations; idempotent, and safe when several processes start together. */
+export async function migrate(orm: Orm): Promise<string[]> {
+  // The lock lives on its own connection so the migrator keeps the whole pool.
+  const lock = new pg.Client({ connectionString: orm.config.get("clientUrl") });
+  await lock.connect();
+  try {
+    await lock.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    const applied = await orm.getMigrator().up();
+    return applied.map((m) => m.name);
+  } finally {
+    await lock.end().catch(() => undefined); // ending the session releases the lock
+  }
+}

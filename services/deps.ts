@@ -1,0 +1,10 @@
+import type { CoreConfig } from "./config.js";
+import type { Orm } from "./db/orm.js";
+
+/** Long-lived dependencies every area's routes receive. */
+export interface CoreDeps {
+  orm: Orm;
+  config: CoreConfig;
+  /** Fully-qualified names of the services the core serves (for the health service). */
+  serviceNames: Set<string>;
+}

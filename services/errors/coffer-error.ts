@@ -1,0 +1,19 @@
+import type { ErrorCode } from "./codes.js";
+
+/**
+ * A deliberate, user-facing failure. The message is shown to callers as is,
+ * so it must never contain a secret; put internals in `cause` (logged only).
+ */
+export class CofferError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "CofferError";
+  }
+}
+
+export const notFound = (what: string) => new CofferError("NOT_FOUND", `${what} not found`);
+export const validation = (message: string) => new CofferError("VALIDATION_ERROR", message);

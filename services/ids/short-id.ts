@@ -1,0 +1,21 @@
+import { randomBytes } from "node:crypto";
+
+export const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+export const SHORT_ID_LENGTH = 8;
+
+/**
+ * Uniform random base62 string. Bytes >= 248 are rejected (248 = 4 * 62) so
+ * every character is equally likely; a modulo alone would bias the alphabet.
+ */
+export function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export const newShortId = () => randomBase62(SHORT_ID_LENGTH);

@@ -1,0 +1,24 @@
+import { coreConfigFromEnv } from "./config.js";
+import { migrate, openOrm } from "./db/orm.js";
+import { buildCoreServer } from "./server.js";
+
+/** The core process: migrate, then serve Connect + gRPC + gRPC-Web on h2c. */
+export async function runCore(env: NodeJS.ProcessEnv = process.env) {
+  const config = coreConfigFromEnv(env);
+  const orm = await openOrm(config.databaseUrl);
+  await migrate(orm);
+  const app = await buildCoreServer(orm, config);
+  await app.listen({ port: config.port, host: config.host });
+  let closing = false;
+  const stop = async () => {
+    if (closing) return;
+    closing = true;
+    app.log.info("shutting down: finishing in-flight calls");
+    await app.close();
+    await orm.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  return app;
+}

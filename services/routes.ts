@@ -1,0 +1,14 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { authRoutes } from "./auth/routes.js";
+import type { CoreDeps } from "./deps.js";
+import { systemRoutes } from "./system/routes.js";
+import { userRoutes } from "./users/routes.js";
+
+/** Every area's Connect services, composed. */
+export function routes(deps: CoreDeps) {
+  return (router: ConnectRouter) => {
+    systemRoutes(router, deps);
+    authRoutes(router, deps);
+    userRoutes(router);
+  };
+}

@@ -1,0 +1,35 @@
+import { createConnectRouter, createContextValues } from "@connectrpc/connect";
+import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
+import { fastify } from "fastify";
+import type { CoreConfig } from "./config.js";
+import { kEm, kLog } from "./context.js";
+import type { Orm } from "./db/orm.js";
+import type { CoreDeps } from "./deps.js";
+import { authInterceptor } from "./interceptors/auth.js";
+import { errorInterceptor } from "./interceptors/errors.js";
+import { routes } from "./routes.js";
+import { loggerOptions } from "./shared/logging.js";
+
+/** Builds the core server (h2c: Connect, gRPC and gRPC-Web) without listening. */
+export async function buildCoreServer(orm: Orm, config: CoreConfig, opts: { logger?: boolean } = {}) {
+  const deps: CoreDeps = { orm, config, serviceNames: new Set() };
+  const probe = createConnectRouter();
+  routes(deps)(probe);
+  for (const h of probe.handlers) deps.serviceNames.add(h.service.typeName);
+
+  const app = fastify({
+    http2: true,
+    // Node 20: without this, close() waits for clients to drop their h2 sessions.
+    forceCloseConnections: true,
+    logger: opts.logger === false ? false : (loggerOptions("core", config.logLevel) as object),
+    requestIdHeader: "x-request-id",
+  });
+  await app.register(fastifyConnectPlugin, {
+    routes: routes(deps),
+    interceptors: [errorInterceptor, authInterceptor],
+    contextValues: (req) => createContextValues().set(kEm, orm.em.fork()).set(kLog, req.log),
+    // In-flight calls get this long to finish when the core shuts down.
+    shutdownTimeoutMs: 10_000,
+  });
+  return app;
+}

@@ -1,0 +1,25 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { UserService } from "../../gen/coffer/v1/users_pb.js";
+import { emOf } from "../context.js";
+import { createUser, deleteUser, listUsers, resolveUser, updateUser, userToProto } from "./users.js";
+
+export function userRoutes(router: ConnectRouter) {
+  router.service(UserService, {
+    async listUsers(_req, ctx) {
+      return { users: (await listUsers(emOf(ctx))).map(userToProto) };
+    },
+    async getUser(req, ctx) {
+      return { user: userToProto(await resolveUser(emOf(ctx), req.id)) };
+    },
+    async createUser(req, ctx) {
+      return { user: userToProto(await createUser(emOf(ctx), req)) };
+    },
+    async updateUser(req, ctx) {
+      return { user: userToProto(await updateUser(emOf(ctx), req)) };
+    },
+    async deleteUser(req, ctx) {
+      await deleteUser(emOf(ctx), req.id);
+      return {};
+    },
+  });
+}

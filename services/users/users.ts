@@ -1,0 +1,89 @@
+import { create } from "@bufbuild/protobuf";
+import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from "@mikro-orm/core";
+import { UserSchema as UserMsgSchema, type User as UserMsg } from "../../gen/coffer/v1/users_pb.js";
+import { UserSchema, type User } from "../db/entities/index.js";
+import type { Em } from "../db/orm.js";
+import { CofferError, notFound, validation } from "../errors/coffer-error.js";
+import { findByIdOrShortId } from "../ids/find.js";
+import { withShortId } from "../ids/insert.js";
+import { orUndef, ts } from "../shared/proto.js";
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export async function resolveUser(em: Em, raw: string): Promise<User> {
+  const user = await findByIdOrShortId(em, UserSchema, raw);
+  if (!user) throw notFound("User");
+  return user;
+}
+
+function parseName(raw: string | undefined): string {
+  const name = (raw ?? "").trim();
+  if (!name) throw validation("name is required");
+  if (name.length > 200) throw validation("name must be at most 200 characters");
+  return name;
+}
+
+/** "" means no email; otherwise it must look like one. */
+function parseEmail(raw: string | undefined): string | null {
+  const email = (raw ?? "").trim();
+  if (!email) return null;
+  if (!EMAIL.test(email) || email.length > 320) throw validation("email is not a valid email address");
+  return email;
+}
+
+function emailTaken(e: unknown): never {
+  if (e instanceof UniqueConstraintViolationException && /email/.test(e.message)) {
+    throw new CofferError("CONFLICT", "Another user already has this email");
+  }
+  throw e;
+}
+
+export async function listUsers(em: Em): Promise<User[]> {
+  return em.find(UserSchema, {}, { orderBy: { createdAt: "asc", id: "asc" } });
+}
+
+export async function createUser(em: Em, req: { name: string; email?: string }): Promise<User> {
+  const name = parseName(req.name);
+  const email = parseEmail(req.email);
+  const id = crypto.randomUUID();
+  const now = new Date();
+  await withShortId((shortId) =>
+    em.insert(UserSchema, { id, shortId, name, email, createdAt: now, updatedAt: now }),
+  ).catch(emailTaken);
+  return em.findOneOrFail(UserSchema, { id });
+}
+
+export async function updateUser(em: Em, req: { id: string; name?: string; email?: string }): Promise<User> {
+  const user = await resolveUser(em, req.id);
+  const changes: Partial<User> = {};
+  if (req.name !== undefined) changes.name = parseName(req.name);
+  if (req.email !== undefined) changes.email = parseEmail(req.email);
+  if (Object.keys(changes).length > 0) {
+    await em.nativeUpdate(UserSchema, { id: user.id }, { ...changes, updatedAt: new Date() }).catch(emailTaken);
+  }
+  return em.findOneOrFail(UserSchema, { id: user.id }, { refresh: true });
+}
+
+/** Foreign keys to users are ON DELETE RESTRICT, so "still owns data" is the database's answer. */
+export async function deleteUser(em: Em, raw: string): Promise<void> {
+  const user = await resolveUser(em, raw);
+  try {
+    await em.nativeDelete(UserSchema, { id: user.id });
+  } catch (e) {
+    if (e instanceof ForeignKeyConstraintViolationException) {
+      throw new CofferError("CONFLICT", "This user still owns data (accounts, connections or API keys); remove or reassign it first");
+    }
+    throw e;
+  }
+}
+
+export function userToProto(u: User): UserMsg {
+  return create(UserMsgSchema, {
+    id: u.id,
+    shortId: u.shortId,
+    name: u.name,
+    email: orUndef(u.email),
+    createdAt: ts(u.createdAt),
+    updatedAt: ts(u.updatedAt),
+  });
+}

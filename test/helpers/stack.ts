@@ -1,0 +1,58 @@
+import type { AddressInfo } from "node:net";
+import { buildMcpApp } from "../../gateways/mcp/http.js";
+import { buildRestApp } from "../../gateways/rest/app.js";
+import { coreClients, coreTransport, type CoreClients } from "../../gateways/shared/core-client.js";
+import { insertApiKey } from "../../services/auth/api-keys.js";
+import { coreConfigFromEnv, VERSION, type CoreConfig } from "../../services/config.js";
+import { openOrm, type Orm } from "../../services/db/orm.js";
+import { buildCoreServer } from "../../services/server.js";
+import { createTestDatabase } from "./db.js";
+
+export interface Stack {
+  databaseUrl: string;
+  orm: Orm;
+  config: CoreConfig;
+  coreUrl: string;
+  core: CoreClients;
+  rest: Awaited<ReturnType<typeof buildRestApp>>;
+  mcp: Awaited<ReturnType<typeof buildMcpApp>>;
+  /** Plaintext keys created for the test: full_access and read_only. */
+  adminKey: string;
+  readKey: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A real core listening on h2c (random port) over this file's own database,
+ * with the REST and MCP gateways built in process and talking to it over HTTP/2.
+ */
+export async function startStack(overrides: Partial<CoreConfig> = {}): Promise<Stack> {
+  const databaseUrl = await createTestDatabase();
+  const orm = await openOrm(databaseUrl, 5);
+  const config: CoreConfig = { ...coreConfigFromEnv({ DATABASE_URL: databaseUrl }), logLevel: "silent", ...overrides };
+  const coreApp = await buildCoreServer(orm, config, { logger: false });
+  await coreApp.listen({ port: 0, host: "127.0.0.1" });
+  const coreUrl = `http://127.0.0.1:${(coreApp.server.address() as AddressInfo).port}`;
+  const core = coreClients(coreTransport(coreUrl));
+  const rest = await buildRestApp({ core, version: VERSION, logger: false });
+  const mcp = await buildMcpApp({ core, version: VERSION, logger: false });
+  const adminKey = (await insertApiKey(orm.em.fork(), { name: "test admin", scope: "full_access" })).plaintext;
+  const readKey = (await insertApiKey(orm.em.fork(), { name: "test reader", scope: "read_only" })).plaintext;
+  return {
+    databaseUrl,
+    orm,
+    config,
+    coreUrl,
+    core,
+    rest,
+    mcp,
+    adminKey,
+    readKey,
+    async close() {
+      await rest.close();
+      await mcp.close();
+      await coreApp.close();
+      await orm.close();
+    },
+  };
+}
