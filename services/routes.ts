@@ -3,6 +3,7 @@ import { authRoutes } from "./auth/routes.js";
 import type { CoreDeps } from "./deps.js";
 import { systemRoutes } from "./system/routes.js";
 import { userRoutes } from "./users/routes.js";
+import { transactionRoutes } from "./ledger/transactions/routes.js";
 
 /** Every area's Connect services, composed. */
 export function routes(deps: CoreDeps) {
@@ -10,5 +11,6 @@ export function routes(deps: CoreDeps) {
     systemRoutes(router, deps);
     authRoutes(router, deps);
     userRoutes(router);
+    transactionRoutes(router, deps);
   };
 }

@@ -137,8 +137,9 @@ export async function buildRestApp(opts: RestAppOptions) {
     });
   }
 
-  // Known paths with an unsupported method answer 405, not 404.
+  // Known paths with an unsupported method answer 405, not 404 (the probes and /device included).
   const byUrl = new Map<string, Set<HttpMethod>>();
+  for (const url of ["/health", "/health/live", "/health/ready", "/device"]) byUrl.set(url, new Set(["GET"]));
   for (const r of routes) byUrl.set(r.url, (byUrl.get(r.url) ?? new Set()).add(r.method));
   for (const [url, methods] of byUrl) {
     const missing = METHODS.filter((m) => !methods.has(m));

@@ -4,6 +4,11 @@ import type { Transport } from "@connectrpc/connect";
 import { ApiKeyService, DeviceCodeService } from "../../gen/coffer/v1/auth_pb.js";
 import { SystemService } from "../../gen/coffer/v1/system_pb.js";
 import { UserService } from "../../gen/coffer/v1/users_pb.js";
+import { AccountService } from "../../gen/coffer/v1/accounts_pb.js";
+import { CategoryService } from "../../gen/coffer/v1/categories_pb.js";
+import { CounterpartyService } from "../../gen/coffer/v1/counterparties_pb.js";
+import { TagService } from "../../gen/coffer/v1/tags_pb.js";
+import { TransactionService } from "../../gen/coffer/v1/transactions_pb.js";
 
 /** The gateways' only way into Coffer: Connect over HTTP/2 (h2c) to the core. */
 export function coreTransport(baseUrl: string): Transport {
@@ -16,6 +21,11 @@ export function coreClients(transport: Transport) {
     apiKeys: createClient(ApiKeyService, transport),
     deviceCodes: createClient(DeviceCodeService, transport),
     users: createClient(UserService, transport),
+    accounts: createClient(AccountService, transport),
+    transactions: createClient(TransactionService, transport),
+    categories: createClient(CategoryService, transport),
+    tags: createClient(TagService, transport),
+    counterparties: createClient(CounterpartyService, transport),
   };
 }
 

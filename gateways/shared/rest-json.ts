@@ -20,31 +20,14 @@ function message(desc: DescMessage, value: Message): Json {
   switch (desc.typeName) {
     case "google.protobuf.Timestamp":
       return timestampDate(value as Timestamp).toISOString();
+    // protobuf-es already holds Struct/Value/ListValue fields as plain JSON.
     case "google.protobuf.Struct":
-      return structToJson(value as unknown as { fields: Record<string, unknown> });
+    case "google.protobuf.Value":
+    case "google.protobuf.ListValue":
+      return value as unknown as Json;
     default:
       return toRest(desc, value);
   }
-}
-
-function valueToJson(v: { kind: { case: string | undefined; value?: unknown } }): Json {
-  switch (v.kind.case) {
-    case "nullValue":
-    case undefined:
-      return null;
-    case "structValue":
-      return structToJson(v.kind.value as { fields: Record<string, unknown> });
-    case "listValue":
-      return (v.kind.value as { values: unknown[] }).values.map((x) => valueToJson(x as never));
-    default:
-      return v.kind.value as Json;
-  }
-}
-
-function structToJson(s: { fields: Record<string, unknown> }): { [k: string]: Json } {
-  const out: { [k: string]: Json } = {};
-  for (const [k, v] of Object.entries(s.fields)) out[k] = valueToJson(v as never);
-  return out;
 }
 
 /**

@@ -111,7 +111,9 @@ export async function revokeApiKey(em: Em, rawId: string): Promise<ApiKey> {
 }
 
 export async function getKey(em: Em, id: string): Promise<ApiKey> {
-  return em.findOneOrFail(ApiKeySchema, { id });
+  // refresh: the auth interceptor loaded this row into the request's identity map
+  // before it bumped last_used_at with a native update, so the cached copy is stale.
+  return em.findOneOrFail(ApiKeySchema, { id }, { refresh: true });
 }
 
 /** Short ids of the users the keys reference, for presenting `user_id`. */

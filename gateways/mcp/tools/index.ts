@@ -1,4 +1,6 @@
 import type { ToolDef } from "../tool.js";
 import { listUsers, whoami } from "./identity.js";
+import { transactionReadTools } from "./transactions-read.js";
+import { transactionWriteTools } from "./transactions-write.js";
 
-export const allTools: ToolDef[] = [whoami, listUsers];
+export const allTools: ToolDef[] = [whoami, listUsers, ...transactionReadTools, ...transactionWriteTools];

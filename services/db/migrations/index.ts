@@ -1,7 +1,11 @@
 import { Migration0001Foundation } from "./Migration0001Foundation.js";
+import { Migration0002Ledger } from "./Migration0002Ledger.js";
 
 /**
  * Static list of migrations, in order. umzug's dynamic import cannot load .ts
  * files under vitest, so every new migration is added here by hand.
  */
-export const migrationsList = [{ name: "Migration0001Foundation", class: Migration0001Foundation }];
+export const migrationsList = [
+  { name: "Migration0001Foundation", class: Migration0001Foundation },
+  { name: "Migration0002Ledger", class: Migration0002Ledger },
+];

@@ -1,0 +1,75 @@
+import { create } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { AnnotationSchema as AnnotationMsgSchema, type Annotation as AnnotationMsg } from "../../gen/coffer/v1/transactions_pb.js";
+import { AnnotationSchema, type Annotation } from "../db/entities/index.js";
+import type { Em } from "../db/orm.js";
+import { newShortId } from "../ids/short-id.js";
+import { table } from "../db/sql.js";
+import { orUndef, ts } from "../shared/proto.js";
+import type { Actor } from "./actor.js";
+
+export interface AnnotationInput {
+  entityType: "transaction" | "category" | "tag" | "counterparty" | "account" | "comment";
+  entityId: string;
+  /** The transaction whose timeline shows this entry, if any. */
+  transactionId?: string | null;
+  action: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Writes one audit entry. Call it inside the same database transaction as the
+ * change it records, so a change and its annotation commit or roll back together.
+ */
+export async function recordAnnotation(em: Em, actor: Actor, input: AnnotationInput): Promise<void> {
+  await recordAnnotations(em, actor, [input]);
+}
+
+/** Many entries in one INSERT (batch operations). */
+export async function recordAnnotations(em: Em, actor: Actor, inputs: AnnotationInput[]): Promise<void> {
+  if (inputs.length === 0) return;
+  const now = new Date();
+  let pending = inputs.map((i) => ({
+    id: crypto.randomUUID(),
+    transaction_id: i.transactionId ?? null,
+    entity_type: i.entityType,
+    entity_id: i.entityId,
+    action: i.action,
+    actor_type: actor.type,
+    actor_id: actor.id,
+    actor_name: actor.name,
+    details: JSON.stringify(i.details ?? {}),
+    created_at: now,
+  }));
+  // Rows whose short id collided are skipped by the insert and retried with a new one.
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt === 5) throw new Error("could not allocate unique short ids for annotations");
+    const rows = pending.map((r) => ({ ...r, short_id: newShortId() }));
+    const inserted: { id: string }[] = await table(em, "annotations")
+      .insert(rows)
+      .onConflict("short_id")
+      .ignore()
+      .returning("id");
+    const done = new Set(inserted.map((r) => r.id));
+    pending = pending.filter((r) => !done.has(r.id));
+  }
+}
+
+export async function listTransactionAnnotations(em: Em, transactionId: string): Promise<Annotation[]> {
+  return em.find(AnnotationSchema, { transactionId }, { orderBy: { createdAt: "asc", id: "asc" } });
+}
+
+export function annotationToProto(a: Annotation, transactionShortId: string | null): AnnotationMsg {
+  return create(AnnotationMsgSchema, {
+    id: a.id,
+    shortId: a.shortId,
+    transactionId: transactionShortId ?? undefined,
+    entityType: a.entityType,
+    action: a.action,
+    actorType: a.actorType,
+    actorId: orUndef(a.actorId),
+    actorName: a.actorName,
+    details: a.details as JsonObject,
+    createdAt: ts(a.createdAt),
+  });
+}

@@ -1,0 +1,90 @@
+import type { Em } from "../../db/orm.js";
+import { table } from "../../db/sql.js";
+import { newShortId } from "../../ids/short-id.js";
+import { parseAmount, parseCurrency } from "../../shared/money.js";
+import type { CategorySource } from "../../db/entities/index.js";
+
+/** A transaction as an importer (sync, CSV, demo) hands it over. */
+export interface NewTransaction {
+  accountId: string;
+  amount: string;
+  isoCurrencyCode: string;
+  date: string;
+  authorizedDate?: string | null;
+  provider: string;
+  providerTransactionId: string;
+  providerName: string;
+  providerMerchantName?: string | null;
+  providerCategoryPrimary?: string | null;
+  providerCategoryDetailed?: string | null;
+  pending?: boolean;
+  categoryId?: string | null;
+  categorySource?: CategorySource | null;
+  tagIds?: string[];
+  metadata?: Record<string, unknown>;
+  counterpartyId?: string | null;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Inserts transactions in batches, skipping ones already imported (same
+ * account, provider and provider transaction id). Returns the ids of the rows
+ * inserted. Rows are validated before anything is written.
+ */
+export async function insertTransactions(em: Em, items: NewTransaction[], batchSize = 1000): Promise<string[]> {
+  const rows = items.map((t, i) => {
+    if (!DATE.test(t.date)) throw new Error(`transaction ${i}: date must be YYYY-MM-DD`);
+    return {
+      id: crypto.randomUUID(),
+      account_id: t.accountId,
+      amount: parseAmount(t.amount),
+      iso_currency_code: parseCurrency(t.isoCurrencyCode),
+      date: t.date,
+      authorized_date: t.authorizedDate ?? null,
+      provider: t.provider,
+      provider_transaction_id: t.providerTransactionId,
+      provider_name: t.providerName,
+      provider_merchant_name: t.providerMerchantName ?? null,
+      provider_category_primary: t.providerCategoryPrimary ?? null,
+      provider_category_detailed: t.providerCategoryDetailed ?? null,
+      pending: t.pending ?? false,
+      category_id: t.categoryId ?? null,
+      category_source: t.categoryId ? t.categorySource ?? "system" : null,
+      tag_ids: t.tagIds ?? [],
+      metadata: JSON.stringify(t.metadata ?? {}),
+      counterparty_id: t.counterpartyId ?? null,
+    };
+  });
+  const inserted: string[] = [];
+  for (let i = 0; i < rows.length; i += batchSize) {
+    let pending = rows.slice(i, i + batchSize);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === 5) throw new Error("could not allocate unique short ids");
+      const out: { id: string }[] = await table(em, "transactions")
+        .insert(pending.map((r) => ({ ...r, short_id: newShortId() })))
+        .onConflict()
+        .ignore()
+        .returning("id");
+      const done = new Set(out.map((r) => r.id));
+      inserted.push(...done);
+      // A row skipped for a duplicate provider id is done; one skipped for a short-id clash is retried.
+      const retry = await shortIdClashes(em, pending.filter((r) => !done.has(r.id)));
+      pending = retry;
+    }
+  }
+  return inserted;
+}
+
+async function shortIdClashes<T extends { account_id: string; provider: string; provider_transaction_id: string }>(em: Em, skipped: T[]): Promise<T[]> {
+  if (skipped.length === 0) return [];
+  const existing: { account_id: string; provider: string; provider_transaction_id: string }[] = await table(em, "transactions")
+    .select("account_id", "provider", "provider_transaction_id")
+    .whereIn(
+      ["account_id", "provider", "provider_transaction_id"],
+      skipped.map((r) => [r.account_id, r.provider, r.provider_transaction_id]),
+    );
+  const key = (r: { account_id: string; provider: string; provider_transaction_id: string }) => `${r.account_id}\u0000${r.provider}\u0000${r.provider_transaction_id}`;
+  const dup = new Set(existing.map(key));
+  return skipped.filter((r) => !dup.has(key(r)));
+}

@@ -1,0 +1,97 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { describe, expect, it } from "vitest";
+import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { mapError } from "../../gateways/shared/error-map.js";
+import { CODE_FOR_CONNECT, ERROR_CODES, type ErrorCode } from "../../services/errors/codes.js";
+import { toConnectError } from "../../services/interceptors/errors.js";
+
+const withInfo = (reason: string, message: string, code = Code.Internal, domain = "coffer") =>
+  new ConnectError(message, code, undefined, [{ desc: ErrorInfoSchema, value: { reason, domain } }]);
+
+describe("mapError: a core error with a Coffer code", () => {
+  const codes = Object.keys(ERROR_CODES) as ErrorCode[];
+
+  it.each(codes)("%s → its HTTP status, its code and the core's message", (code) => {
+    const mapped = mapError(toConnectError(code, `message for ${code}`));
+    expect(mapped).toEqual({ status: ERROR_CODES[code].http, body: { error: { code, message: `message for ${code}` } } });
+  });
+
+  it("takes the code from ErrorInfo.reason, not from the Connect code", () => {
+    // The Connect code says internal; the detail says NOT_FOUND: the detail wins.
+    expect(mapError(withInfo("NOT_FOUND", "User not found"))).toEqual({
+      status: 404,
+      body: { error: { code: "NOT_FOUND", message: "User not found" } },
+    });
+  });
+
+  it("uses rawMessage (no '[code]' prefix)", () => {
+    const e = toConnectError("CONFLICT", "Another user already has this email");
+    expect(e.message).toMatch(/^\[already_exists\]/);
+    expect(mapError(e).body.error.message).toBe("Another user already has this email");
+  });
+
+  it.each([
+    ["an unknown reason", withInfo("NOT_A_CODE", "secret detail", Code.NotFound)],
+    ["a foreign domain", withInfo("NOT_FOUND", "secret detail", Code.NotFound, "googleapis.com")],
+  ])("ignores ErrorInfo with %s and never echoes its message", (_what, e) => {
+    const mapped = mapError(e);
+    expect(mapped.body.error.code).toBe("NOT_FOUND");
+    expect(mapped.status).toBe(404);
+    expect(mapped.body.error.message).not.toContain("secret");
+  });
+});
+
+describe("mapError: a Connect error without a Coffer code", () => {
+  const rows = Object.entries(CODE_FOR_CONNECT).map(([c, code]) => [Code[Number(c)], Number(c) as Code, code!] as const);
+
+  it.each(rows)("Connect %s → %s with a generic message", (_name, connectCode, code) => {
+    const mapped = mapError(new ConnectError("pg: relation users password=hunter2", connectCode));
+    expect(mapped.status).toBe(ERROR_CODES[code].http);
+    expect(mapped.body.error.code).toBe(code);
+    expect(mapped.body.error.message).not.toMatch(/pg:|hunter2|relation/);
+  });
+
+  it.each([Code.Internal, Code.DataLoss, Code.Aborted])("Connect code %s → 500 INTERNAL_ERROR", (connectCode) => {
+    expect(mapError(new ConnectError("stack at foo.ts:12", connectCode))).toEqual({
+      status: 500,
+      body: { error: { code: "INTERNAL_ERROR", message: "Internal error" } },
+    });
+  });
+
+  it("core not reachable → 503 UNAVAILABLE", () => {
+    const mapped = mapError(new ConnectError("connect ECONNREFUSED 127.0.0.1:1", Code.Unavailable));
+    expect(mapped).toEqual({ status: 503, body: { error: { code: "UNAVAILABLE", message: "The Coffer core is not reachable" } } });
+  });
+});
+
+describe("mapError: anything else", () => {
+  it.each([
+    ["a plain Error", new Error("TypeError at /work/main/services/x.ts:10 select * from api_keys")],
+    ["a TypeError", new TypeError("Cannot read properties of undefined (reading 'id')")],
+    ["a string", "boom"],
+    ["undefined", undefined],
+    ["an object", { stack: "secret stack" }],
+  ])("%s → 500 INTERNAL_ERROR with no internals", (_what, e) => {
+    const mapped = mapError(e);
+    expect(mapped).toEqual({ status: 500, body: { error: { code: "INTERNAL_ERROR", message: "Internal error" } } });
+  });
+});
+
+describe("the code table", () => {
+  it.each(Object.entries(ERROR_CODES))("%s is UPPER_SNAKE and maps to an HTTP error status", (code, v) => {
+    expect(code).toMatch(/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/);
+    expect(v.http).toBeGreaterThanOrEqual(400);
+    expect(v.http).toBeLessThan(600);
+  });
+
+  // DESIGN.md §3 fixes these statuses; a change would break clients.
+  it.each([
+    ["MISSING_CREDENTIALS", 401], ["INVALID_API_KEY", 401], ["REVOKED_API_KEY", 401], ["INSUFFICIENT_SCOPE", 403],
+    ["FORBIDDEN", 403], ["NOT_FOUND", 404], ["VALIDATION_ERROR", 400], ["INVALID_PARAMETER", 400], ["INVALID_BODY", 400],
+    ["INVALID_CURSOR", 400], ["EXPIRED", 400], ["DENIED", 400], ["INVALID_DEVICE_CODE", 404], ["CONFLICT", 409],
+    ["SLUG_CONFLICT", 409], ["RATE_LIMITED", 429], ["PROVIDER_ERROR", 502], ["PROVIDER_NOT_CONFIGURED", 400],
+    ["INTERNAL_ERROR", 500], ["UNAVAILABLE", 503], ["METHOD_NOT_ALLOWED", 405], ["PAYLOAD_TOO_LARGE", 413],
+  ] as const)("%s is HTTP %i", (code, status) => {
+    expect(ERROR_CODES[code].http).toBe(status);
+  });
+});
