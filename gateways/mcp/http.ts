@@ -27,6 +27,8 @@ export async function buildMcpApp(opts: { core: CoreClients; version: string; lo
     },
     bodyLimit: 4 * 1024 * 1024,
     forceCloseConnections: true,
+    // Router-level refusals (bad percent-encoding, over-long path segments) get the envelope too.
+    frameworkErrors: (_err, req, reply) => send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0].slice(0, 200)}`)),
   });
 
   app.setErrorHandler((err: { code?: string; statusCode?: number }, req, reply) => {

@@ -54,6 +54,16 @@ export async function buildRestApp(opts: RestAppOptions) {
     },
     forceCloseConnections: true,
     return503OnClosing: true,
+    // The router refuses some URLs before any route runs (bad percent-encoding, a path
+    // parameter over maxParamLength). No resource can have such an id, so: 404, in the envelope.
+    frameworkErrors: (err, req, reply) => {
+      reply.header("x-request-id", req.id);
+      if (err.code === "FST_ERR_BAD_URL" || err.code === "FST_ERR_MAX_PARAM_LENGTH") {
+        return send(reply, envelope("NOT_FOUND", `No resource at ${req.method} ${req.url.split("?")[0].slice(0, 200)}`));
+      }
+      req.log.error({ err }, "router error in REST gateway");
+      return send(reply, envelope("INTERNAL_ERROR", "Internal error"));
+    },
   });
 
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? bodyAjv : queryAjv).compile(schema));
