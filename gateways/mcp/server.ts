@@ -16,7 +16,11 @@ function errorResult(mapped: MappedError): CallToolResult {
  * typings mark private, hence the cast.
  */
 function sdkToolError(message: string): CallToolResult {
-  const code = /Input validation error|Invalid arguments/.test(message) ? "INVALID_PARAMETER" : "INTERNAL_ERROR";
+  const code = /Input validation error|Invalid arguments/.test(message)
+    ? "INVALID_PARAMETER"
+    : /^(MCP error -?\d+: )?Tool \S+ (not found|disabled)$/.test(message)
+      ? "NOT_FOUND" // an agent asking for a tool that does not exist is its mistake, not ours
+      : "INTERNAL_ERROR";
   return errorResult(envelope(code, code === "INTERNAL_ERROR" ? "Internal error" : message.replace(/^MCP error -?\d+: /, "")));
 }
 

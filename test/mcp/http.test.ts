@@ -1,0 +1,131 @@
+import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateApiKey } from "../../services/auth/key-hash.js";
+import { withKey } from "../helpers/core-error.js";
+import { startStack, type Stack } from "../helpers/stack.js";
+
+let s: Stack;
+let base: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  s = await startStack();
+  await s.mcp.listen({ port: 0, host: "127.0.0.1" });
+  base = `http://127.0.0.1:${(s.mcp.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  await s?.close();
+});
+
+async function connect(apiKey: string): Promise<Client> {
+  const client = new Client({ name: "coffer-test", version: "0.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { "X-API-Key": apiKey } } }));
+  clients.push(client);
+  return client;
+}
+
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "0" } },
+};
+const postMcp = (headers: Record<string, string>) =>
+  fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body: JSON.stringify(initialize),
+  });
+
+describe("MCP gateway over Streamable HTTP", () => {
+  it("lists whoami and list_users as read-only tools with output schemas", async () => {
+    const client = await connect(s.readKey);
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const name of ["whoami", "list_users"]) {
+      const tool = byName.get(name);
+      expect(tool, name).toBeDefined();
+      expect(tool!.annotations?.readOnlyHint).toBe(true);
+      expect(tool!.description).toBeTruthy();
+      expect(tool!.inputSchema.type).toBe("object");
+      expect(tool!.outputSchema?.type).toBe("object");
+      expect(Object.keys(tool!.outputSchema?.properties ?? {}).length).toBeGreaterThan(0);
+    }
+    expect(Object.keys(byName.get("list_users")!.outputSchema!.properties!)).toEqual(["users"]);
+  });
+
+  it("whoami returns structuredContent and the same JSON as text", async () => {
+    const client = await connect(s.readKey);
+    const r = await client.callTool({ name: "whoami", arguments: {} });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ name: "test reader", scope: "read_only", actor_type: "user", user_id: null });
+    expect((r.structuredContent as { id: string }).id).toMatch(/^[0-9A-Za-z]{8}$/);
+    const content = r.content as { type: string; text: string }[];
+    expect(content).toHaveLength(1);
+    expect(content[0].type).toBe("text");
+    expect(JSON.parse(content[0].text)).toEqual(r.structuredContent);
+  });
+
+  it("list_users returns the household with short ids", async () => {
+    const u = (await s.core.users.createUser({ name: "Mia", email: "mia@example.com" }, withKey(s.adminKey))).user!;
+    const client = await connect(s.readKey);
+    const r = await client.callTool({ name: "list_users", arguments: {} });
+    expect(r.isError).toBeFalsy();
+    const out = r.structuredContent as { users: { id: string; name: string; email: string | null }[] };
+    expect(out.users).toContainEqual({ id: u.shortId, name: "Mia", email: "mia@example.com" });
+    expect(JSON.parse((r.content as { text: string }[])[0].text)).toEqual(out);
+  });
+
+  it("an unknown tool gives an isError result with NOT_FOUND", async () => {
+    const client = await connect(s.readKey);
+    const r = await client.callTool({ name: "drop_tables", arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(JSON.parse((r.content as { text: string }[])[0].text)).toEqual({ error: { code: "NOT_FOUND", message: expect.stringContaining("drop_tables") } });
+  });
+
+  it.each([
+    ["no key", () => ({}), "MISSING_CREDENTIALS"],
+    ["a malformed key", () => ({ "x-api-key": "hunter2" }), "INVALID_API_KEY"],
+    ["an unknown key", () => ({ "x-api-key": generateApiKey() }), "INVALID_API_KEY"],
+  ])("%s: POST /mcp is refused with 401 and the envelope before any MCP handling", async (_what, headers, code) => {
+    const res = await postMcp(headers());
+    expect(res.status).toBe(401);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = await res.json();
+    expect(body).toEqual({ error: { code, message: expect.any(String) } });
+    expect(body).not.toHaveProperty("jsonrpc");
+  });
+
+  it("a revoked key is refused with 401 REVOKED_API_KEY, and the SDK client cannot connect", async () => {
+    const created = await s.core.apiKeys.createApiKey({ name: "mcp temp", scope: "read_only" }, withKey(s.adminKey));
+    const client = await connect(created.key);
+    expect((await client.callTool({ name: "whoami", arguments: {} })).isError).toBeFalsy();
+    await s.core.apiKeys.revokeApiKey({ id: created.apiKey!.id }, withKey(s.adminKey));
+    // Stateless HTTP: every request is judged again, so the same session is now refused.
+    await expect(client.callTool({ name: "whoami", arguments: {} })).rejects.toThrow(/401|REVOKED_API_KEY/);
+    const res = await postMcp({ "x-api-key": created.key });
+    expect(res.status).toBe(401);
+    expect((await res.json()).error.code).toBe("REVOKED_API_KEY");
+    await expect(connect(created.key)).rejects.toThrow(/REVOKED_API_KEY/);
+  });
+
+  it("with a valid key the same raw request is answered as MCP", async () => {
+    const res = await postMcp({ "x-api-key": s.readKey });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: 1, result: { serverInfo: { name: "coffer" } } });
+  });
+
+  it("GET /mcp → 405 with the envelope; /health → 200", async () => {
+    const get = await fetch(`${base}/mcp`, { headers: { "x-api-key": s.readKey } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+    expect((await get.json()).error.code).toBe("METHOD_NOT_ALLOWED");
+    const health = await fetch(`${base}/health`);
+    expect(health.status).toBe(200);
+    expect((await fetch(`${base}/nope`)).status).toBe(404);
+  });
+});
