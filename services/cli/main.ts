@@ -1,13 +1,19 @@
 import { parseArgs } from "node:util";
-import { runCore } from "../main.js";
-import { runRest } from "../../gateways/rest/main.js";
-import { runMcpHttp } from "../../gateways/mcp/main.js";
-import { runMcpStdio } from "../../gateways/mcp/stdio.js";
-import { start } from "./start.js";
-import { withOrm } from "./with-orm.js";
-import { createApiKey } from "../auth/api-keys.js";
-import { approveDeviceCode, denyDeviceCode } from "../auth/device-codes.js";
 import { CofferError } from "../errors/coffer-error.js";
+
+// Each command imports only what it runs: loading the core, both gateways, the
+// ORM and the MCP SDK for every command cost ~2.5 s per CLI call (`keys create`,
+// `device approve`, `mcp --stdio`), against well under a second for one of them.
+const lazy = {
+  start: () => import("./start.js").then((m) => m.start),
+  runCore: () => import("../main.js").then((m) => m.runCore),
+  runRest: () => import("../../gateways/rest/main.js").then((m) => m.runRest),
+  runMcpHttp: () => import("../../gateways/mcp/main.js").then((m) => m.runMcpHttp),
+  runMcpStdio: () => import("../../gateways/mcp/stdio.js").then((m) => m.runMcpStdio),
+  withOrm: () => import("./with-orm.js").then((m) => m.withOrm),
+  apiKeys: () => import("../auth/api-keys.js"),
+  deviceCodes: () => import("../auth/device-codes.js"),
+};
 
 const HELP = `coffer — self-hosted financial data for households and their AI agents
 
@@ -44,6 +50,7 @@ async function keys(args: string[]) {
   });
   if (positionals[0] !== "create") fail("usage: coffer keys create --name N --scope read_only|full_access");
   if (!values.name || !values.scope) fail("keys create needs --name and --scope");
+  const [withOrm, { createApiKey }] = await Promise.all([lazy.withOrm(), lazy.apiKeys()]);
   const plaintext = await withOrm(async (em) => (await createApiKey(em, { name: values.name!, scope: values.scope!, userId: values.user })).plaintext);
   process.stdout.write(`${plaintext}\n`);
 }
@@ -57,6 +64,7 @@ async function device(args: string[]) {
   const [action, userCode] = positionals;
   if (!userCode || (action !== "approve" && action !== "deny")) fail("usage: coffer device approve|deny <user_code>");
   const operator = { kind: "system" as const, name: "cli" };
+  const [withOrm, { approveDeviceCode, denyDeviceCode }] = await Promise.all([lazy.withOrm(), lazy.deviceCodes()]);
   const decision = await withOrm((em) =>
     action === "approve"
       ? approveDeviceCode(em, operator, { userCode, scope: values.scope, name: values.name })
@@ -74,15 +82,17 @@ export async function main(argv: string[]) {
   try {
     switch (command) {
       case "start":
-        return await start(process.env);
+        return await (await lazy.start())(process.env);
       case "core":
-        return void (await runCore(process.env));
+        return void (await (await lazy.runCore())(process.env));
       case "rest":
-        return void (await runRest(process.env));
+        return void (await (await lazy.runRest())(process.env));
       case "mcp":
-        return rest.includes("--stdio") ? await runMcpStdio(process.env) : void (await runMcpHttp(process.env));
+        return rest.includes("--stdio")
+          ? await (await lazy.runMcpStdio())(process.env)
+          : void (await (await lazy.runMcpHttp())(process.env));
       case "migrate":
-        await withOrm(async () => undefined);
+        await (await lazy.withOrm())(async () => undefined);
         process.stdout.write("migrations applied\n");
         return;
       case "keys":
