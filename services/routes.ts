@@ -4,6 +4,10 @@ import type { CoreDeps } from "./deps.js";
 import { systemRoutes } from "./system/routes.js";
 import { userRoutes } from "./users/routes.js";
 import { transactionRoutes } from "./ledger/transactions/routes.js";
+import { accountRoutes } from "./ledger/accounts/routes.js";
+import { categoryRoutes } from "./ledger/categories/routes.js";
+import { counterpartyRoutes } from "./ledger/counterparties/routes.js";
+import { tagRoutes } from "./ledger/tags/routes.js";
 
 /** Every area's Connect services, composed. */
 export function routes(deps: CoreDeps) {
@@ -12,5 +16,9 @@ export function routes(deps: CoreDeps) {
     authRoutes(router, deps);
     userRoutes(router);
     transactionRoutes(router, deps);
+    accountRoutes(router);
+    categoryRoutes(router);
+    tagRoutes(router);
+    counterpartyRoutes(router);
   };
 }

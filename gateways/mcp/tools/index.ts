@@ -1,6 +1,7 @@
 import type { ToolDef } from "../tool.js";
 import { listUsers, whoami } from "./identity.js";
+import { referenceTools } from "./reference.js";
 import { transactionReadTools } from "./transactions-read.js";
 import { transactionWriteTools } from "./transactions-write.js";
 
-export const allTools: ToolDef[] = [whoami, listUsers, ...transactionReadTools, ...transactionWriteTools];
+export const allTools: ToolDef[] = [whoami, listUsers, ...referenceTools, ...transactionReadTools, ...transactionWriteTools];

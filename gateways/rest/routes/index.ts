@@ -1,6 +1,10 @@
 import type { RestRoute } from "../route.js";
+import { accountRoutes } from "./accounts.js";
 import { authRoutes } from "./auth.js";
+import { categoryRoutes } from "./categories.js";
+import { counterpartyRoutes } from "./counterparties.js";
 import { systemRoutes } from "./system.js";
+import { tagRoutes } from "./tags.js";
 import { transactionReadRoutes } from "./transactions-read.js";
 import { transactionWriteRoutes } from "./transactions-write.js";
 import { userRoutes } from "./users.js";
@@ -11,4 +15,8 @@ export const allRoutes: RestRoute[] = [
   ...userRoutes,
   ...transactionReadRoutes,
   ...transactionWriteRoutes,
+  ...accountRoutes,
+  ...categoryRoutes,
+  ...tagRoutes,
+  ...counterpartyRoutes,
 ];

@@ -1,0 +1,195 @@
+import { create } from "@bufbuild/protobuf";
+import { AccountSchema as AccountMsgSchema, type Account as AccountMsg } from "../../../gen/coffer/v1/accounts_pb.js";
+import { AccountSchema, UserSchema, type Account, type User } from "../../db/entities/index.js";
+import type { Em } from "../../db/orm.js";
+import { notFound, validation } from "../../errors/coffer-error.js";
+import { withShortId } from "../../ids/insert.js";
+import { parseId } from "../../ids/resolve-id.js";
+import { parseCurrency } from "../../shared/money.js";
+import { orUndef, ts } from "../../shared/proto.js";
+import { resolveUser } from "../../users/users.js";
+import type { Actor } from "../actor.js";
+import { recordAnnotation } from "../annotations.js";
+
+export const ACCOUNT_TYPES = ["depository", "credit", "loan", "investment", "other"] as const;
+const MASK = /^[0-9A-Za-z]{1,8}$/;
+// Balances are NUMERIC(14,2): up to 12 integer digits, unlike transaction amounts (12,2).
+const BALANCE = /^-?\d{1,12}(\.\d{1,2})?$/;
+
+export async function resolveAccount(em: Em, raw: string): Promise<Account> {
+  const lookup = parseId(raw);
+  const where = lookup?.column === "id" ? { id: lookup.value } : lookup ? { shortId: lookup.value } : null;
+  const found = where ? await em.findOne(AccountSchema, where, { refresh: true }) : null;
+  if (!found) throw notFound("Account");
+  return found;
+}
+
+function parseName(raw: string | undefined, field = "name"): string {
+  const name = (raw ?? "").trim();
+  if (!name) throw validation(`${field} is required`);
+  if (name.length > 200) throw validation(`${field} must be at most 200 characters`);
+  return name;
+}
+
+/** Optional free text: trimmed, "" means none. */
+function optionalText(raw: string | undefined, field: string, max: number): string | null {
+  const text = (raw ?? "").trim();
+  if (text.length > max) throw validation(`${field} must be at most ${max} characters`);
+  return text || null;
+}
+
+function parseType(raw: string): string {
+  const type = raw.trim().toLowerCase();
+  if (!(ACCOUNT_TYPES as readonly string[]).includes(type)) throw validation(`type must be one of ${ACCOUNT_TYPES.join(", ")}`);
+  return type;
+}
+
+/** An exact decimal balance as text; it stays text all the way to the database. */
+function parseBalance(raw: string): string {
+  const balance = raw.trim();
+  if (!BALANCE.test(balance)) throw validation("balance_current must be a decimal number with at most 12 digits before the point and 2 after");
+  return balance;
+}
+
+function parseMask(raw: string | undefined): string | null {
+  const mask = (raw ?? "").trim();
+  if (!mask) return null;
+  if (!MASK.test(mask)) throw validation("mask must be 1 to 8 letters or digits (usually the last 4 digits of the account number)");
+  return mask;
+}
+
+export function accountToProto(a: Account, owner: Pick<User, "shortId" | "name">): AccountMsg {
+  return create(AccountMsgSchema, {
+    id: a.id,
+    shortId: a.shortId,
+    userId: owner.shortId,
+    userName: owner.name,
+    // connection_id stays unset: manual accounts have none, and a disconnect clears it.
+    provider: a.provider,
+    name: a.name,
+    officialName: orUndef(a.officialName),
+    type: a.type,
+    subtype: orUndef(a.subtype),
+    mask: orUndef(a.mask),
+    balanceCurrent: orUndef(a.balanceCurrent),
+    balanceAvailable: orUndef(a.balanceAvailable),
+    balanceLimit: orUndef(a.balanceLimit),
+    isoCurrencyCode: a.isoCurrencyCode,
+    hidden: a.hidden,
+    createdAt: ts(a.createdAt),
+    updatedAt: ts(a.updatedAt),
+  });
+}
+
+/** Accounts as presented: each with its owner's short id and name. */
+async function present(em: Em, accounts: Account[]): Promise<AccountMsg[]> {
+  const ids = [...new Set(accounts.map((a) => a.userId))];
+  const users = ids.length ? await em.find(UserSchema, { id: { $in: ids } }, { refresh: true }) : [];
+  const byId = new Map(users.map((u) => [u.id, u]));
+  return accounts.map((a) => accountToProto(a, byId.get(a.userId)!));
+}
+
+export async function listAccounts(em: Em, req: { userId?: string; includeHidden: boolean }): Promise<AccountMsg[]> {
+  const where: Record<string, unknown> = {};
+  if (req.userId !== undefined) where.userId = (await resolveUser(em, req.userId)).id;
+  if (!req.includeHidden) where.hidden = false;
+  const accounts = await em.find(AccountSchema, where, { orderBy: { name: "asc", id: "asc" }, refresh: true });
+  return present(em, accounts);
+}
+
+export async function presentAccount(em: Em, id: string): Promise<AccountMsg> {
+  const a = await em.findOneOrFail(AccountSchema, { id }, { refresh: true });
+  return (await present(em, [a]))[0];
+}
+
+export interface CreateAccountInput {
+  userId: string;
+  name: string;
+  type: string;
+  subtype?: string;
+  isoCurrencyCode: string;
+  mask?: string;
+  officialName?: string;
+  balanceCurrent?: string;
+}
+
+/** A manual account (cash, or a bank without a provider, filled by CSV imports). */
+export async function createAccount(em: Em, actor: Actor, req: CreateAccountInput): Promise<string> {
+  if (!req.userId?.trim()) throw validation("user_id is required");
+  const name = parseName(req.name);
+  const type = parseType(req.type);
+  const subtype = optionalText(req.subtype, "subtype", 64);
+  const isoCurrencyCode = parseCurrency(req.isoCurrencyCode);
+  const mask = parseMask(req.mask);
+  const officialName = optionalText(req.officialName, "official_name", 200);
+  const balanceCurrent = req.balanceCurrent === undefined || req.balanceCurrent === "" ? null : parseBalance(req.balanceCurrent);
+  return em.transactional(async (tx) => {
+    const owner = await resolveUser(tx, req.userId.trim());
+    const id = crypto.randomUUID();
+    const now = new Date();
+    // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
+    await withShortId((shortId) =>
+      tx.transactional((sp) =>
+        sp.insert(AccountSchema, {
+          id,
+          shortId,
+          userId: owner.id,
+          connectionId: null,
+          provider: "manual",
+          providerAccountId: null,
+          name,
+          officialName,
+          type,
+          subtype,
+          mask,
+          balanceCurrent,
+          balanceAvailable: null,
+          balanceLimit: null,
+          isoCurrencyCode,
+          hidden: false,
+          createdAt: now,
+          updatedAt: now,
+        }),
+      ),
+    );
+    await recordAnnotation(tx, actor, {
+      entityType: "account",
+      entityId: id,
+      action: "created",
+      details: { name, type, iso_currency_code: isoCurrencyCode, user_id: owner.shortId, balance_current: balanceCurrent },
+    });
+    return id;
+  });
+}
+
+/** Renames, hides or shows, or moves an account to another household member. */
+export async function updateAccount(em: Em, actor: Actor, req: { id: string; name?: string; hidden?: boolean; userId?: string }): Promise<string> {
+  return em.transactional(async (tx) => {
+    const a = await resolveAccount(tx, req.id);
+    const set: Partial<Account> = {};
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    if (req.name !== undefined) {
+      const name = parseName(req.name);
+      if (name !== a.name) {
+        set.name = name;
+        changes.name = { from: a.name, to: name };
+      }
+    }
+    if (req.hidden !== undefined && req.hidden !== a.hidden) {
+      set.hidden = req.hidden;
+      changes.hidden = { from: a.hidden, to: req.hidden };
+    }
+    if (req.userId !== undefined) {
+      const owner = await resolveUser(tx, req.userId.trim());
+      if (owner.id !== a.userId) {
+        const previous = await tx.findOneOrFail(UserSchema, { id: a.userId });
+        set.userId = owner.id;
+        changes.user_id = { from: previous.shortId, to: owner.shortId };
+      }
+    }
+    if (Object.keys(changes).length === 0) return a.id;
+    await tx.nativeUpdate(AccountSchema, { id: a.id }, { ...set, updatedAt: new Date() });
+    await recordAnnotation(tx, actor, { entityType: "account", entityId: a.id, action: "updated", details: { changes } });
+    return a.id;
+  });
+}

@@ -1,0 +1,285 @@
+import { create } from "@bufbuild/protobuf";
+import { ForeignKeyConstraintViolationException } from "@mikro-orm/core";
+import { CategorySchema as CategoryMsgSchema, type Category as CategoryMsg } from "../../../gen/coffer/v1/categories_pb.js";
+import { CategorySchema, type Category } from "../../db/entities/index.js";
+import type { Em } from "../../db/orm.js";
+import { query } from "../../db/sql.js";
+import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
+import { withShortId } from "../../ids/insert.js";
+import { parseId } from "../../ids/resolve-id.js";
+import { ts } from "../../shared/proto.js";
+import type { Actor } from "../actor.js";
+import { recordAnnotation, recordAnnotations } from "../annotations.js";
+import { UNCATEGORIZED } from "../taxonomy.js";
+import { isSlugTaken, parseDisplayName, parseSlug, SLUG, slugOrDerived } from "./slug.js";
+
+// Protecting the system category is a permission question (no caller may do
+// it, whatever the state), so it answers 403 FORBIDDEN; state clashes
+// (children in the way) answer 409 CONFLICT.
+const systemProtected = (what: string) => new CofferError("FORBIDDEN", `The system category "${UNCATEGORIZED}" cannot ${what}`);
+const slugTaken = (slug: string) => new CofferError("SLUG_CONFLICT", `A category with slug "${slug}" already exists`);
+
+/**
+ * A category by UUID, short id or slug. An 8-letter slug ("shopping") also
+ * looks like a short id, so a short-id miss falls back to the slug.
+ */
+export async function resolveCategory(em: Em, raw: string, what = "Category"): Promise<Category> {
+  const lookup = parseId(raw);
+  if (lookup) {
+    const where = lookup.column === "id" ? { id: lookup.value } : { shortId: lookup.value };
+    const found = await em.findOne(CategorySchema, where, { refresh: true });
+    if (found) return found;
+  }
+  if (SLUG.test(raw)) {
+    const found = await em.findOne(CategorySchema, { slug: raw }, { refresh: true });
+    if (found) return found;
+  }
+  throw notFound(what);
+}
+
+async function categoryBySlug(em: Em, slug: string, what: string): Promise<Category> {
+  const found = SLUG.test(slug) ? await em.findOne(CategorySchema, { slug }, { refresh: true }) : null;
+  if (!found) throw new CofferError("NOT_FOUND", `${what} "${slug}" not found`);
+  return found;
+}
+
+async function assertSlugFree(em: Em, slug: string): Promise<void> {
+  if (await em.count(CategorySchema, { slug })) throw slugTaken(slug);
+}
+
+/** A parent must be an ordinary top-level category: the taxonomy has two levels. */
+function assertCanBeParent(parent: Category): void {
+  if (parent.isSystem) throw validation(`"${parent.slug}" cannot have child categories`);
+  if (parent.parentId) throw validation(`"${parent.slug}" is itself a child category; categories have two levels only`);
+}
+
+async function childrenOf(em: Em, id: string): Promise<Category[]> {
+  return em.find(CategorySchema, { parentId: id }, { orderBy: { slug: "asc" }, refresh: true });
+}
+
+export function categoryToProto(c: Category, parent: Category | null, children: CategoryMsg[] = []): CategoryMsg {
+  return create(CategoryMsgSchema, {
+    id: c.id,
+    shortId: c.shortId,
+    slug: c.slug,
+    displayName: c.displayName,
+    parentSlug: parent?.slug,
+    parentId: parent?.shortId,
+    isSystem: c.isSystem,
+    children,
+    createdAt: ts(c.createdAt),
+    updatedAt: ts(c.updatedAt),
+  });
+}
+
+/** The whole taxonomy: top-level categories by slug, each with its children by slug. */
+export async function listCategoryTree(em: Em): Promise<CategoryMsg[]> {
+  const all = await em.find(CategorySchema, {}, { orderBy: { slug: "asc" }, refresh: true });
+  const byId = new Map(all.map((c) => [c.id, c]));
+  const kids = new Map<string, CategoryMsg[]>();
+  for (const c of all) {
+    if (!c.parentId) continue;
+    kids.set(c.parentId, [...(kids.get(c.parentId) ?? []), categoryToProto(c, byId.get(c.parentId) ?? null)]);
+  }
+  return all.filter((c) => !c.parentId).map((c) => categoryToProto(c, null, kids.get(c.id) ?? []));
+}
+
+/** One category as presented: with its parent and (for a top-level one) its children. */
+export async function presentCategory(em: Em, id: string): Promise<CategoryMsg> {
+  const c = await em.findOneOrFail(CategorySchema, { id }, { refresh: true });
+  const parent = c.parentId ? await em.findOneOrFail(CategorySchema, { id: c.parentId }, { refresh: true }) : null;
+  const children = (await childrenOf(em, c.id)).map((k) => categoryToProto(k, c));
+  return categoryToProto(c, parent, children);
+}
+
+export async function createCategory(
+  em: Em,
+  actor: Actor,
+  req: { slug?: string; displayName: string; parentSlug?: string },
+): Promise<string> {
+  const displayName = parseDisplayName(req.displayName);
+  const slug = slugOrDerived(req.slug, displayName);
+  const parentSlug = req.parentSlug?.trim() ? parseSlug(req.parentSlug, "parent_slug") : null;
+  return em.transactional(async (tx) => {
+    const parent = parentSlug ? await categoryBySlug(tx, parentSlug, "Parent category") : null;
+    if (parent) assertCanBeParent(parent);
+    await assertSlugFree(tx, slug);
+    const id = crypto.randomUUID();
+    const now = new Date();
+    // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
+    await withShortId((shortId) =>
+      tx.transactional((sp) =>
+        sp.insert(CategorySchema, { id, shortId, slug, displayName, parentId: parent?.id ?? null, isSystem: false, createdAt: now, updatedAt: now }),
+      ),
+    ).catch((e) => {
+      throw isSlugTaken(e) ? slugTaken(slug) : e;
+    });
+    await recordAnnotation(tx, actor, {
+      entityType: "category",
+      entityId: id,
+      action: "created",
+      details: { slug, display_name: displayName, parent_slug: parent?.slug ?? null },
+    });
+    return id;
+  });
+}
+
+export async function updateCategory(
+  em: Em,
+  actor: Actor,
+  req: { id: string; slug?: string; displayName?: string; parentSlug?: string },
+): Promise<string> {
+  return em.transactional(async (tx) => {
+    const c = await resolveCategory(tx, req.id);
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    const set: Partial<Category> = {};
+
+    if (req.displayName !== undefined) {
+      const displayName = parseDisplayName(req.displayName);
+      if (displayName !== c.displayName) {
+        set.displayName = displayName;
+        changes.display_name = { from: c.displayName, to: displayName };
+      }
+    }
+    if (req.slug !== undefined) {
+      const slug = parseSlug(req.slug);
+      if (slug !== c.slug) {
+        if (c.isSystem) throw systemProtected("change its slug");
+        await assertSlugFree(tx, slug);
+        set.slug = slug;
+        changes.slug = { from: c.slug, to: slug };
+      }
+    }
+    if (req.parentSlug !== undefined) {
+      const wanted = req.parentSlug.trim() ? await categoryBySlug(tx, parseSlug(req.parentSlug, "parent_slug"), "Parent category") : null;
+      if ((wanted?.id ?? null) !== c.parentId) {
+        if (c.isSystem) throw systemProtected("be moved under another category");
+        const current = c.parentId ? await tx.findOneOrFail(CategorySchema, { id: c.parentId }) : null;
+        if (wanted) {
+          if (wanted.id === c.id) throw validation("a category cannot be its own parent");
+          assertCanBeParent(wanted);
+          if ((await tx.count(CategorySchema, { parentId: c.id })) > 0) {
+            throw new CofferError("CONFLICT", `"${c.slug}" has child categories, so it cannot become a child itself; move or merge its children first`);
+          }
+        }
+        set.parentId = wanted?.id ?? null;
+        changes.parent_slug = { from: current?.slug ?? null, to: wanted?.slug ?? null };
+      }
+    }
+
+    if (Object.keys(changes).length === 0) return c.id;
+    await tx.nativeUpdate(CategorySchema, { id: c.id }, { ...set, updatedAt: new Date() }).catch((e) => {
+      throw isSlugTaken(e) ? slugTaken(String(set.slug)) : e;
+    });
+    await recordAnnotation(tx, actor, { entityType: "category", entityId: c.id, action: "updated", details: { slug: set.slug ?? c.slug, changes } });
+    return c.id;
+  });
+}
+
+/**
+ * Sets the category of every transaction in `from` to `to` (null =
+ * uncategorized), with one annotation per transaction in the same vocabulary
+ * as a single categorization (category_set / category_reset).
+ */
+async function moveTransactions(tx: Em, actor: Actor, from: Category, to: Category | null, reason: string): Promise<number> {
+  // A merge keeps how each transaction got its category; uncategorizing clears the source too.
+  const moved = await query<{ id: string; previous_source: string | null }>(
+    tx,
+    `with old as (select id, category_source from transactions where category_id = ? for update)
+     update transactions t set category_id = ?::uuid, category_source = ${to ? "t.category_source" : "null"}
+     from old where t.id = old.id
+     returning t.id, old.category_source as previous_source`,
+    [from.id, to?.id ?? null],
+  );
+  await recordAnnotations(
+    tx,
+    actor,
+    moved.map((r) => ({
+      entityType: "transaction" as const,
+      entityId: r.id,
+      transactionId: r.id,
+      action: to ? "category_set" : "category_reset",
+      details: to
+        ? { from: from.slug, to: to.slug, source: r.previous_source, previous_source: r.previous_source, reason }
+        : { from: from.slug, previous_source: r.previous_source, reason },
+    })),
+  );
+  return moved.length;
+}
+
+async function deleteRow(tx: Em, c: Category): Promise<void> {
+  try {
+    await tx.nativeDelete(CategorySchema, { id: c.id });
+  } catch (e) {
+    // A child added concurrently: the parent_id foreign key refuses the delete.
+    if (e instanceof ForeignKeyConstraintViolationException) throw new CofferError("CONFLICT", `"${c.slug}" has child categories`);
+    throw e;
+  }
+}
+
+/** Deletes a category; its transactions become uncategorized. Returns how many did. */
+export async function deleteCategory(em: Em, actor: Actor, rawId: string): Promise<number> {
+  return em.transactional(async (tx) => {
+    const c = await resolveCategory(tx, rawId);
+    if (c.isSystem) throw systemProtected("be deleted");
+    const children = await childrenOf(tx, c.id);
+    if (children.length > 0) {
+      throw new CofferError(
+        "CONFLICT",
+        `"${c.slug}" has ${children.length} child categories; delete or merge them first, or merge "${c.slug}" into another top-level category`,
+      );
+    }
+    const count = await moveTransactions(tx, actor, c, null, "category_deleted");
+    await deleteRow(tx, c);
+    await recordAnnotation(tx, actor, {
+      entityType: "category",
+      entityId: c.id,
+      action: "deleted",
+      details: { slug: c.slug, display_name: c.displayName, transactions_uncategorized: count },
+    });
+    return count;
+  });
+}
+
+/**
+ * Merges one category into another: its transactions move (keeping their
+ * category_source), its children move under the target when the target is
+ * top-level, and the source is deleted. Returns the target's id and the count.
+ */
+export async function mergeCategory(em: Em, actor: Actor, req: { id: string; into: string }): Promise<{ targetId: string; moved: number }> {
+  if (!req.into?.trim()) throw validation("into is required: the slug or id of the category that receives the transactions");
+  return em.transactional(async (tx) => {
+    const source = await resolveCategory(tx, req.id);
+    const target = await resolveCategory(tx, req.into.trim(), "Target category");
+    if (source.id === target.id) throw validation("a category cannot be merged into itself");
+    if (source.isSystem) throw systemProtected("be merged into another category");
+    if (target.isSystem) throw validation(`merging into "${UNCATEGORIZED}" is not a merge; delete the category to uncategorize its transactions`);
+
+    const children = await childrenOf(tx, source.id);
+    if (children.length > 0) {
+      if (target.parentId) {
+        throw new CofferError("CONFLICT", `"${source.slug}" has child categories and "${target.slug}" is a child category; merge into a top-level category`);
+      }
+      await tx.nativeUpdate(CategorySchema, { parentId: source.id }, { parentId: target.id, updatedAt: new Date() });
+      await recordAnnotations(
+        tx,
+        actor,
+        children.map((k) => ({
+          entityType: "category" as const,
+          entityId: k.id,
+          action: "updated",
+          details: { slug: k.slug, changes: { parent_slug: { from: source.slug, to: target.slug } }, reason: "category_merged" },
+        })),
+      );
+    }
+    const moved = await moveTransactions(tx, actor, source, target, "category_merged");
+    await deleteRow(tx, source);
+    await recordAnnotation(tx, actor, {
+      entityType: "category",
+      entityId: source.id,
+      action: "merged",
+      details: { slug: source.slug, into: target.slug, transactions_moved: moved, children_moved: children.map((k) => k.slug) },
+    });
+    return { targetId: target.id, moved };
+  });
+}

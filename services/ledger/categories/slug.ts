@@ -1,0 +1,49 @@
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { validation } from "../../errors/coffer-error.js";
+
+/** Category and tag slugs: what the database's check constraint accepts. */
+export const SLUG = /^[a-z0-9_]{1,64}$/;
+export const SLUG_MAX = 64;
+
+/**
+ * A slug from a display name: accents dropped, lowercase, every run of
+ * characters outside [a-z0-9] becomes one "_", no leading or trailing "_",
+ * at most 64 characters. "" when nothing usable is left.
+ */
+export function slugify(text: string): string {
+  return text
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, SLUG_MAX)
+    .replace(/_+$/, "");
+}
+
+/** A slug the caller typed: trimmed and lowercased, then it must already be a valid slug. */
+export function parseSlug(raw: string, field = "slug"): string {
+  const slug = raw.trim().toLowerCase();
+  if (!SLUG.test(slug)) throw validation(`${field} must be 1 to 64 characters of a-z, 0-9 and _`);
+  return slug;
+}
+
+/** The slug given, or one derived from the display name when none was given. */
+export function slugOrDerived(raw: string | undefined, displayName: string): string {
+  if (raw !== undefined && raw.trim() !== "") return parseSlug(raw);
+  const derived = slugify(displayName);
+  if (!derived) throw validation("slug cannot be derived from display_name; give a slug of a-z, 0-9 and _");
+  return derived;
+}
+
+export function parseDisplayName(raw: string | undefined, max = 100): string {
+  const name = (raw ?? "").trim();
+  if (!name) throw validation("display_name is required");
+  if (name.length > max) throw validation(`display_name must be at most ${max} characters`);
+  return name;
+}
+
+/** True for a unique violation on a slug column (a concurrent insert won the race). */
+export function isSlugTaken(e: unknown): boolean {
+  return e instanceof UniqueConstraintViolationException && /slug/.test(e.message);
+}

@@ -1,0 +1,232 @@
+import { create } from "@bufbuild/protobuf";
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import {
+  CounterpartySchema as CounterpartyMsgSchema,
+  type Counterparty as CounterpartyMsg,
+} from "../../../gen/coffer/v1/counterparties_pb.js";
+import { CounterpartySchema, type Counterparty } from "../../db/entities/index.js";
+import type { Em } from "../../db/orm.js";
+import { pgArray, query } from "../../db/sql.js";
+import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
+import { withShortId } from "../../ids/insert.js";
+import { parseId } from "../../ids/resolve-id.js";
+import { orUndef, ts } from "../../shared/proto.js";
+import type { Actor } from "../actor.js";
+import { recordAnnotation, recordAnnotations } from "../annotations.js";
+
+export const COUNTERPARTY_TYPES = ["merchant", "person", "organization", "other"] as const;
+/** Most transactions one assign or unassign call may name. */
+export const MAX_TRANSACTION_IDS = 500;
+
+const nameTaken = (name: string) => new CofferError("CONFLICT", `A counterparty named "${name}" already exists`);
+const isNameTaken = (e: unknown) => e instanceof UniqueConstraintViolationException && /name/.test(e.message);
+
+function parseName(raw: string | undefined): string {
+  const name = (raw ?? "").trim();
+  if (!name) throw validation("name is required");
+  if (name.length > 200) throw validation("name must be at most 200 characters");
+  return name;
+}
+
+function parseType(raw: string): string {
+  const type = raw.trim().toLowerCase();
+  if (!(COUNTERPARTY_TYPES as readonly string[]).includes(type)) throw validation(`type must be one of ${COUNTERPARTY_TYPES.join(", ")}`);
+  return type;
+}
+
+/** "" clears the notes. */
+function parseNotes(raw: string): string | null {
+  const notes = raw.trim();
+  if (notes.length > 2000) throw validation("notes must be at most 2000 characters");
+  return notes || null;
+}
+
+export async function resolveCounterparty(em: Em, raw: string): Promise<Counterparty> {
+  const lookup = parseId(raw);
+  const where = lookup?.column === "id" ? { id: lookup.value } : lookup ? { shortId: lookup.value } : null;
+  const found = where ? await em.findOne(CounterpartySchema, where, { refresh: true }) : null;
+  if (!found) throw notFound("Counterparty");
+  return found;
+}
+
+export async function loadCounterparty(em: Em, id: string): Promise<Counterparty> {
+  return em.findOneOrFail(CounterpartySchema, { id }, { refresh: true });
+}
+
+export function counterpartyToProto(c: Counterparty): CounterpartyMsg {
+  return create(CounterpartyMsgSchema, {
+    id: c.id,
+    shortId: c.shortId,
+    name: c.name,
+    type: c.type,
+    notes: orUndef(c.notes),
+    createdAt: ts(c.createdAt),
+    updatedAt: ts(c.updatedAt),
+  });
+}
+
+/** Every counterparty by name, or those whose name contains `search` (case-insensitive, taken literally). */
+export async function listCounterparties(em: Em, search?: string): Promise<Counterparty[]> {
+  const term = search?.trim();
+  const where = term ? { name: { $ilike: `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } } : {};
+  return em.find(CounterpartySchema, where, { orderBy: { name: "asc", id: "asc" }, refresh: true });
+}
+
+async function assertNameFree(em: Em, name: string, exceptId: string | null): Promise<void> {
+  const rows = await query(em, `select 1 from counterparties where lower(name) = lower(?) and id is distinct from ?::uuid`, [name, exceptId]);
+  if (rows.length > 0) throw nameTaken(name);
+}
+
+export async function createCounterparty(em: Em, actor: Actor, req: { name: string; type?: string; notes?: string }): Promise<string> {
+  const name = parseName(req.name);
+  const type = req.type === undefined || req.type === "" ? "merchant" : parseType(req.type);
+  const notes = req.notes === undefined ? null : parseNotes(req.notes);
+  return em.transactional(async (tx) => {
+    await assertNameFree(tx, name, null);
+    const id = crypto.randomUUID();
+    const now = new Date();
+    // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
+    await withShortId((shortId) =>
+      tx.transactional((sp) => sp.insert(CounterpartySchema, { id, shortId, name, type, notes, createdAt: now, updatedAt: now })),
+    ).catch((e) => {
+      throw isNameTaken(e) ? nameTaken(name) : e;
+    });
+    await recordAnnotation(tx, actor, { entityType: "counterparty", entityId: id, action: "created", details: { name, type } });
+    return id;
+  });
+}
+
+export async function updateCounterparty(
+  em: Em,
+  actor: Actor,
+  req: { id: string; name?: string; type?: string; notes?: string },
+): Promise<string> {
+  return em.transactional(async (tx) => {
+    const c = await resolveCounterparty(tx, req.id);
+    const set: Partial<Counterparty> = {};
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    if (req.name !== undefined) {
+      const name = parseName(req.name);
+      if (name !== c.name) {
+        await assertNameFree(tx, name, c.id);
+        set.name = name;
+        changes.name = { from: c.name, to: name };
+      }
+    }
+    if (req.type !== undefined) {
+      const type = parseType(req.type);
+      if (type !== c.type) {
+        set.type = type;
+        changes.type = { from: c.type, to: type };
+      }
+    }
+    if (req.notes !== undefined) {
+      const notes = parseNotes(req.notes);
+      if (notes !== c.notes) {
+        set.notes = notes;
+        changes.notes = { from: c.notes, to: notes };
+      }
+    }
+    if (Object.keys(changes).length === 0) return c.id;
+    await tx.nativeUpdate(CounterpartySchema, { id: c.id }, { ...set, updatedAt: new Date() }).catch((e) => {
+      throw isNameTaken(e) ? nameTaken(String(set.name)) : e;
+    });
+    await recordAnnotation(tx, actor, { entityType: "counterparty", entityId: c.id, action: "updated", details: { changes } });
+    return c.id;
+  });
+}
+
+interface TargetRow {
+  id: string;
+  short_id: string;
+  counterparty_id: string | null;
+}
+
+/**
+ * The named live transactions, locked for the change. All or nothing: any id
+ * that names no live transaction (malformed, unknown, deleted) is a 404.
+ */
+async function lockTransactions(tx: Em, rawIds: string[]): Promise<TargetRow[]> {
+  if (rawIds.length === 0) throw validation("transaction_ids must name at least one transaction");
+  if (rawIds.length > MAX_TRANSACTION_IDS) throw validation(`transaction_ids may name at most ${MAX_TRANSACTION_IDS} transactions`);
+  const uuids: string[] = [];
+  const shortIds: string[] = [];
+  for (const raw of rawIds) {
+    const lookup = parseId(raw);
+    if (lookup?.column === "id") uuids.push(lookup.value);
+    else if (lookup?.column === "short_id") shortIds.push(lookup.value);
+  }
+  const rows = await query<TargetRow>(
+    tx,
+    `select id, short_id, counterparty_id from transactions
+     where deleted_at is null and (id = any(?::uuid[]) or short_id = any(?::text[]))
+     order by id for update`,
+    [pgArray(uuids), pgArray(shortIds)],
+  );
+  const known = new Set(rows.flatMap((r) => [r.id, r.short_id]));
+  const missing = rawIds.filter((raw) => {
+    const lookup = parseId(raw);
+    return !lookup || !known.has(lookup.value);
+  });
+  if (missing.length > 0) {
+    const shown = missing.slice(0, 5).map((m) => JSON.stringify(m.slice(0, 40))).join(", ");
+    throw new CofferError("NOT_FOUND", `Transaction not found: ${shown}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}; nothing was changed`);
+  }
+  return rows;
+}
+
+async function setCounterparty(tx: Em, ids: string[], counterpartyId: string | null): Promise<void> {
+  if (ids.length === 0) return;
+  await query(tx, `update transactions set counterparty_id = ?::uuid where id = any(?::uuid[])`, [counterpartyId, pgArray(ids)]);
+}
+
+/** Makes `rawId` the counterparty of every named transaction. Returns how many changed. */
+export async function assignCounterparty(em: Em, actor: Actor, req: { id: string; transactionIds: string[] }): Promise<number> {
+  return em.transactional(async (tx) => {
+    const cp = await resolveCounterparty(tx, req.id);
+    const rows = await lockTransactions(tx, req.transactionIds);
+    const changing = rows.filter((r) => r.counterparty_id !== cp.id);
+    await setCounterparty(tx, changing.map((r) => r.id), cp.id);
+    const previous = await shortIdsOf(tx, changing.map((r) => r.counterparty_id).filter((x): x is string => x !== null));
+    await recordAnnotations(
+      tx,
+      actor,
+      changing.map((r) => ({
+        entityType: "transaction" as const,
+        entityId: r.id,
+        transactionId: r.id,
+        action: "counterparty_assigned",
+        details: { counterparty_id: cp.shortId, counterparty_name: cp.name, previous_counterparty_id: r.counterparty_id ? previous.get(r.counterparty_id) ?? null : null },
+      })),
+    );
+    return changing.length;
+  });
+}
+
+/** Clears the counterparty of the named transactions where it is this one. Returns how many changed. */
+export async function unassignCounterparty(em: Em, actor: Actor, req: { id: string; transactionIds: string[] }): Promise<number> {
+  return em.transactional(async (tx) => {
+    const cp = await resolveCounterparty(tx, req.id);
+    const rows = await lockTransactions(tx, req.transactionIds);
+    const changing = rows.filter((r) => r.counterparty_id === cp.id);
+    await setCounterparty(tx, changing.map((r) => r.id), null);
+    await recordAnnotations(
+      tx,
+      actor,
+      changing.map((r) => ({
+        entityType: "transaction" as const,
+        entityId: r.id,
+        transactionId: r.id,
+        action: "counterparty_unassigned",
+        details: { counterparty_id: cp.shortId, counterparty_name: cp.name },
+      })),
+    );
+    return changing.length;
+  });
+}
+
+async function shortIdsOf(em: Em, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await query<{ id: string; short_id: string }>(em, `select id, short_id from counterparties where id = any(?::uuid[])`, [pgArray(ids)]);
+  return new Map(rows.map((r) => [r.id, r.short_id]));
+}
