@@ -1,5 +1,6 @@
 import { Migration0001Foundation } from "./Migration0001Foundation.js";
 import { Migration0002Ledger } from "./Migration0002Ledger.js";
+import { Migration0003TransactionSnapshots } from "./Migration0003TransactionSnapshots.js";
 
 /**
  * Static list of migrations, in order. umzug's dynamic import cannot load .ts
@@ -8,4 +9,5 @@ import { Migration0002Ledger } from "./Migration0002Ledger.js";
 export const migrationsList = [
   { name: "Migration0001Foundation", class: Migration0001Foundation },
   { name: "Migration0002Ledger", class: Migration0002Ledger },
+  { name: "Migration0003TransactionSnapshots", class: Migration0003TransactionSnapshots },
 ];

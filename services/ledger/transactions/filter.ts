@@ -1,0 +1,231 @@
+import type { TransactionFilter } from "../../../gen/coffer/v1/transactions_pb.js";
+import type { Em } from "../../db/orm.js";
+import { pgArray, query } from "../../db/sql.js";
+import { CofferError, notFound } from "../../errors/coffer-error.js";
+import { parseId } from "../../ids/resolve-id.js";
+import { parseAmount } from "../../shared/money.js";
+import { UNCATEGORIZED } from "../taxonomy.js";
+
+export const SEARCH_MODES = ["contains", "words", "fuzzy"] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+const MAX_SEARCH_TERMS = 20;
+const MAX_SEARCH_LENGTH = 500;
+const MAX_TAGS = 50;
+const SLUG = /^[a-z0-9_]{1,64}$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The filters shared by list, count and summary, validated and resolved:
+ * - `canonical` is what the caller asked for in one normal form (UUIDs for
+ *   ids, 2-decimal amounts, sorted slugs); cursors carry its hash, so the same
+ *   filters written differently still continue the same pagination.
+ * - `sql` is a predicate over rows aliased `t` with `?` params. It reads only
+ *   columns that `transactions` and `transaction_versions` share, so snapshot
+ *   pages apply it to old row versions too. Ids of accounts, categories and
+ *   tags are resolved here from the current rows of those small tables.
+ */
+export interface ResolvedFilter {
+  canonical: Record<string, unknown>;
+  sql: string;
+  params: unknown[];
+}
+
+const invalid = (message: string) => new CofferError("INVALID_PARAMETER", message);
+
+const present = (s: string | undefined): s is string => s !== undefined && s.trim() !== "";
+
+function parseDate(raw: string, field: string): string {
+  const s = raw.trim();
+  const d = new Date(`${s}T00:00:00Z`);
+  if (!DATE.test(s) || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== s) {
+    throw invalid(`${field} must be a date written YYYY-MM-DD`);
+  }
+  return s;
+}
+
+/** "7" → "7.00", "-0.5" → "-0.50": one spelling per amount, for hashing. */
+function normalizeAmount(raw: string, field: string): string {
+  const s = parseAmount(raw, field, "INVALID_PARAMETER");
+  const negative = s.startsWith("-");
+  const [int, frac = ""] = (negative ? s.slice(1) : s).split(".");
+  const digits = `${int.replace(/^0+(?=\d)/, "")}.${frac.padEnd(2, "0")}`;
+  return negative && digits !== "0.00" ? `-${digits}` : digits;
+}
+
+/** A normalised amount as integer cents, for comparing two bounds without floats. */
+const cents = (normalized: string) => BigInt(normalized.replace(".", ""));
+
+/** Comma-separated slugs (each list entry may itself hold several), deduplicated and sorted. */
+function parseSlugs(raw: string[], field: string): string[] {
+  const slugs = new Set<string>();
+  for (const entry of raw) {
+    for (const part of entry.split(",")) {
+      const slug = part.trim();
+      if (slug === "") continue;
+      if (!SLUG.test(slug)) throw invalid(`${field} must be tag slugs ([a-z0-9_]) separated by commas`);
+      slugs.add(slug);
+    }
+  }
+  if (slugs.size > MAX_TAGS) throw invalid(`${field} accepts at most ${MAX_TAGS} tags`);
+  return [...slugs].sort();
+}
+
+function parseSearch(raw: string): string[] {
+  if (raw.length > MAX_SEARCH_LENGTH) throw invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`);
+  const terms = [...new Set(raw.split(",").map((t) => t.trim().replace(/\s+/g, " ").toLowerCase()).filter((t) => t !== ""))];
+  if (terms.length > MAX_SEARCH_TERMS) throw invalid(`search accepts at most ${MAX_SEARCH_TERMS} comma-separated terms`);
+  return terms;
+}
+
+function parseSearchMode(raw: string | undefined): SearchMode {
+  if (!present(raw)) return "contains";
+  const mode = raw.trim();
+  if (!(SEARCH_MODES as readonly string[]).includes(mode)) throw invalid(`search_mode must be one of ${SEARCH_MODES.join(", ")}`);
+  return mode as SearchMode;
+}
+
+/** ILIKE pattern matching `term` anywhere, with LIKE's own wildcards taken literally. */
+export const containsPattern = (term: string) => `%${term.replace(/[\\%_]/g, "\\$&")}%`;
+
+/**
+ * A POSIX regex (for ~*) matching `word` as a whole word: not preceded or
+ * followed by a letter or digit. Regex metacharacters in the word are escaped.
+ */
+export const wholeWordPattern = (word: string) => `(^|[^[:alnum:]])${word.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}([^[:alnum:]]|$)`;
+
+/** The SQL (and params) matching one search term in the name or the merchant name. */
+function searchTermSql(term: string, mode: SearchMode): { sql: string; params: unknown[] } {
+  switch (mode) {
+    case "contains": {
+      const p = containsPattern(term);
+      return { sql: `(t.provider_name ilike ? or t.provider_merchant_name ilike ?)`, params: [p, p] };
+    }
+    case "words": {
+      // Every word of the term, as a whole word, in the same field.
+      const words = term.split(" ").map(wholeWordPattern);
+      const all = (col: string) => words.map(() => `${col} ~* ?`).join(" and ");
+      return { sql: `((${all("t.provider_name")}) or (${all("t.provider_merchant_name")}))`, params: [...words, ...words] };
+    }
+    case "fuzzy":
+      // pg_trgm word similarity (threshold pg_trgm.word_similarity_threshold, default 0.6); uses the trigram indexes.
+      return { sql: `(? <% t.provider_name or ? <% t.provider_merchant_name)`, params: [term, term] };
+  }
+}
+
+async function resolveAccount(em: Em, raw: string): Promise<string> {
+  const lookup = parseId(raw.trim());
+  const rows = lookup ? await query<{ id: string }>(em, `select id from accounts where ${lookup.column} = ?`, [lookup.value]) : [];
+  if (!rows[0]) throw notFound("Account");
+  return rows[0].id;
+}
+
+async function resolveUser(em: Em, raw: string): Promise<string> {
+  const lookup = parseId(raw.trim());
+  const rows = lookup ? await query<{ id: string }>(em, `select id from users where ${lookup.column} = ?`, [lookup.value]) : [];
+  if (!rows[0]) throw notFound("User");
+  return rows[0].id;
+}
+
+/** The category and, for a parent, its children. */
+async function categoryIds(em: Em, slug: string): Promise<string[]> {
+  const rows = await query<{ id: string }>(
+    em,
+    `select id from categories where slug = ? or parent_id = (select id from categories where slug = ?)`,
+    [slug, slug],
+  );
+  if (rows.length === 0) throw invalid(`category_slug: no category "${slug}"`);
+  return rows.map((r) => r.id);
+}
+
+async function tagIds(em: Em, slugs: string[]): Promise<string[]> {
+  if (slugs.length === 0) return [];
+  const rows = await query<{ id: string }>(em, `select id from tags where slug = any(?::text[])`, [pgArray(slugs)]);
+  return rows.map((r) => r.id);
+}
+
+/** Validates every filter (syntax first, then lookups) and builds the predicate. */
+export async function resolveFilter(em: Em, f: Partial<TransactionFilter> | undefined): Promise<ResolvedFilter> {
+  f = f ?? {};
+  const canonical: Record<string, unknown> = {};
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, ...p: unknown[]) => {
+    clauses.push(sql);
+    params.push(...p);
+  };
+
+  // Syntax, before any lookup.
+  const startDate = present(f.startDate) ? parseDate(f.startDate, "start_date") : undefined;
+  const endDate = present(f.endDate) ? parseDate(f.endDate, "end_date") : undefined;
+  const minAmount = present(f.minAmount) ? normalizeAmount(f.minAmount, "min_amount") : undefined;
+  const maxAmount = present(f.maxAmount) ? normalizeAmount(f.maxAmount, "max_amount") : undefined;
+  const categorySlug = present(f.categorySlug) ? f.categorySlug.trim() : undefined;
+  if (categorySlug !== undefined && !SLUG.test(categorySlug)) throw invalid("category_slug must be a category slug ([a-z0-9_])");
+  const searchTerms = present(f.search) ? parseSearch(f.search) : [];
+  const searchMode = parseSearchMode(f.searchMode);
+  const allTags = parseSlugs(f.tags ?? [], "tags");
+  const anyTags = parseSlugs(f.anyTag ?? [], "any_tag");
+  // Ranges that can hold nothing are a mistake worth naming (end_date is exclusive).
+  if (startDate !== undefined && endDate !== undefined && startDate >= endDate) {
+    throw invalid("start_date must be before end_date (end_date is exclusive)");
+  }
+  if (minAmount !== undefined && maxAmount !== undefined && cents(minAmount) > cents(maxAmount)) {
+    throw invalid("min_amount must not be greater than max_amount");
+  }
+
+  if (startDate !== undefined) {
+    canonical.start_date = startDate;
+    add(`t.date >= ?::date`, startDate);
+  }
+  if (endDate !== undefined) {
+    canonical.end_date = endDate;
+    add(`t.date < ?::date`, endDate);
+  }
+  if (present(f.accountId)) {
+    canonical.account_id = await resolveAccount(em, f.accountId);
+    add(`t.account_id = ?::uuid`, canonical.account_id);
+  }
+  if (present(f.userId)) {
+    canonical.user_id = await resolveUser(em, f.userId);
+    add(`t.account_id in (select id from accounts where user_id = ?::uuid)`, canonical.user_id);
+  }
+  if (categorySlug !== undefined) {
+    canonical.category_slug = categorySlug;
+    const ids = pgArray(await categoryIds(em, categorySlug));
+    // A transaction without a category is uncategorized.
+    if (categorySlug === UNCATEGORIZED) add(`(t.category_id is null or t.category_id = any(?::uuid[]))`, ids);
+    else add(`t.category_id = any(?::uuid[])`, ids);
+  }
+  if (minAmount !== undefined) {
+    canonical.min_amount = minAmount;
+    add(`t.amount >= ?::numeric`, minAmount);
+  }
+  if (maxAmount !== undefined) {
+    canonical.max_amount = maxAmount;
+    add(`t.amount <= ?::numeric`, maxAmount);
+  }
+  if (f.pending !== undefined) {
+    canonical.pending = f.pending;
+    add(`t.pending = ?`, f.pending);
+  }
+  if (searchTerms.length > 0) {
+    canonical.search = searchTerms;
+    canonical.search_mode = searchMode;
+    const parts = searchTerms.map((term) => searchTermSql(term, searchMode));
+    add(`(${parts.map((p) => p.sql).join(" or ")})`, ...parts.flatMap((p) => p.params));
+  }
+  if (allTags.length > 0) {
+    canonical.tags = allTags;
+    const ids = await tagIds(em, allTags);
+    // A tag that does not exist is on no transaction, so "has all of them" matches nothing.
+    if (ids.length < allTags.length) add(`false`);
+    else add(`t.tag_ids @> ?::uuid[]`, pgArray(ids));
+  }
+  if (anyTags.length > 0) {
+    canonical.any_tag = anyTags;
+    // Unknown slugs can match nothing; with none known, nothing matches (the filter never widens).
+    add(`t.tag_ids && ?::uuid[]`, pgArray(await tagIds(em, anyTags)));
+  }
+  return { canonical, sql: clauses.length > 0 ? clauses.join(" and ") : "true", params };
+}

@@ -1,0 +1,206 @@
+import type { ListTransactionsRequest, Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
+import type { Em } from "../../db/orm.js";
+import { query } from "../../db/sql.js";
+import { CofferError } from "../../errors/coffer-error.js";
+import { decodeCursor, encodeCursor, filterHash, invalidCursor, type CursorFields } from "../../pagination/cursor.js";
+import { parseLimit } from "../../pagination/limit.js";
+import { resolveFilter, type ResolvedFilter } from "./filter.js";
+import { TRANSACTION_COLUMNS, transactionToProto, viewSql, type TransactionViewRow } from "./view.js";
+
+/**
+ * GET /transactions. The date sort (default) is cursor-paginated on
+ * (date, id), newest first, a total order. Pages after the first read the
+ * snapshot the first page was read in (see Migration0003TransactionSnapshots):
+ * rows written after page 1 never appear, rows changed after page 1 appear as
+ * they were then, so nothing is repeated and nothing skipped. The amount and
+ * name sorts return one page (top `limit`) and take no cursor.
+ */
+
+export const SORT_FIELDS = ["date", "amount", "name"] as const;
+export type SortField = (typeof SORT_FIELDS)[number];
+export type SortOrder = "asc" | "desc";
+
+/** Cursors (and so the row versions kept for them) live this long. */
+export const CURSOR_MAX_AGE_SECONDS = 24 * 3600;
+
+export interface ListResult {
+  transactions: TransactionMsg[];
+  nextCursor: string;
+  hasMore: boolean;
+}
+
+const DEFAULT_ORDER: Record<SortField, SortOrder> = { date: "desc", amount: "desc", name: "asc" };
+
+export function parseSort(sortBy: string, sortOrder: string): { by: SortField; order: SortOrder } {
+  const by = (sortBy.trim() || "date") as SortField;
+  if (!SORT_FIELDS.includes(by)) throw new CofferError("INVALID_PARAMETER", `sort_by must be one of ${SORT_FIELDS.join(", ")}`);
+  const order = (sortOrder.trim() || DEFAULT_ORDER[by]) as SortOrder;
+  if (order !== "asc" && order !== "desc") throw new CofferError("INVALID_PARAMETER", "sort_order must be asc or desc");
+  return { by, order };
+}
+
+/**
+ * ORDER BY over rows aliased `a`: raw rows, or presented rows (whose amount
+ * is text; their date text sorts like the date). The raw form matches the
+ * indexes of migrations 0002 and 0003.
+ */
+function orderBy(a: string, by: SortField, order: SortOrder, isPresented = false): string {
+  switch (by) {
+    case "date":
+      return `${a}.date ${order}, ${a}.id ${order}`;
+    case "amount":
+      return `${a}.amount${isPresented ? "::numeric" : ""} ${order}, ${a}.id ${order}`;
+    case "name":
+      return `lower(coalesce(${a}.provider_merchant_name, ${a}.provider_name)) ${order}, ${a}.id ${order}`;
+  }
+}
+
+const COLS = TRANSACTION_COLUMNS.map((c) => `t.${c}`).join(", ");
+
+type PageRow = TransactionViewRow & { snapshot: string; read_at: string };
+
+/**
+ * Presents the raw rows `inner` yields, in sort order, with the snapshot the
+ * statement read in and the database clock (for the cursor).
+ */
+function presented(inner: string, by: SortField, order: SortOrder): string {
+  return `select v.*, pg_current_snapshot()::text as snapshot, floor(extract(epoch from now()))::bigint::text as read_at
+    from (${viewSql(inner)}) v order by ${orderBy("v", by, order, true)}`;
+}
+
+/** First page, or the one page of the amount and name sorts: the current rows. */
+async function currentPage(em: Em, filter: ResolvedFilter, by: SortField, order: SortOrder, fetch: number): Promise<PageRow[]> {
+  const inner = `select ${COLS} from transactions t
+    where t.deleted_at is null and (${filter.sql})
+    order by ${orderBy("t", by, order)} limit ?`;
+  return query<PageRow>(em, presented(inner, by, order), [...filter.params, fetch]);
+}
+
+/**
+ * A later page of the date sort, as of the first page's snapshot: current rows
+ * that snapshot saw, plus earlier versions it saw of rows changed since. For
+ * each row exactly one version qualifies (or none), so the union has no
+ * duplicates; both parts use the same filter and keyset.
+ */
+async function snapshotPage(em: Em, filter: ResolvedFilter, order: SortOrder, c: CursorFields, fetch: number): Promise<PageRow[]> {
+  const after = order === "desc" ? "<" : ">";
+  const keyset = `(t.date, t.id) ${after} (?::date, ?::uuid)`;
+  const sort = orderBy("t", "date", order);
+  const inner = `select * from (
+      (select ${COLS} from transactions t
+        where t.deleted_at is null and pg_visible_in_snapshot(t.xact, ?::pg_snapshot)
+          and (${filter.sql}) and ${keyset}
+        order by ${sort} limit ?)
+      union all
+      (select ${COLS} from transaction_versions t
+        where t.superseded_xact >= pg_snapshot_xmin(?::pg_snapshot)
+          and not pg_visible_in_snapshot(t.superseded_xact, ?::pg_snapshot)
+          and pg_visible_in_snapshot(t.xact, ?::pg_snapshot)
+          and t.deleted_at is null and (${filter.sql}) and ${keyset}
+        order by ${sort} limit ?)
+    ) t order by ${sort} limit ?`;
+  const params = [
+    c.w, ...filter.params, c.d, c.i, fetch,
+    c.w, c.w, c.w, ...filter.params, c.d, c.i, fetch,
+    fetch,
+  ];
+  return query<PageRow>(em, presented(inner, "date", order), params);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const SNAPSHOT = /^(\d{1,20}):(\d{1,20}):((?:\d{1,20})(?:,\d{1,20})*)?$/;
+
+/** A pg_snapshot as PostgreSQL would accept it (xmin <= xip... < xmax, ascending), or null. */
+function validSnapshot(w: string): boolean {
+  const m = SNAPSHOT.exec(w);
+  if (!m) return false;
+  const xmin = BigInt(m[1]);
+  const xmax = BigInt(m[2]);
+  if (xmin > xmax || xmax >= 2n ** 63n) return false;
+  let last = xmin;
+  for (const part of m[3] ? m[3].split(",") : []) {
+    const xip = BigInt(part);
+    if (xip < last || xip >= xmax) return false;
+    last = xip;
+  }
+  return true;
+}
+
+/** The cursor's position must be one Coffer could have issued, so SQL never sees a bad cast. */
+function checkPosition(c: CursorFields): void {
+  if (!DATE.test(c.d) || Number.isNaN(Date.parse(`${c.d}T00:00:00Z`)) || !UUID.test(c.i) || !validSnapshot(c.w)) {
+    throw invalidCursor("cursor is malformed");
+  }
+}
+
+async function anchorExists(em: Em, id: string): Promise<boolean> {
+  const rows = await query(em, `select 1 from transactions where id = ?::uuid and deleted_at is null`, [id]);
+  return rows.length > 0;
+}
+
+export async function listTransactions(em: Em, req: Pick<ListTransactionsRequest, "filter" | "limit" | "cursor" | "sortBy" | "sortOrder">): Promise<ListResult> {
+  const limit = parseLimit(req.limit);
+  const { by, order } = parseSort(req.sortBy, req.sortOrder);
+  const cursorRaw = req.cursor.trim();
+  if (cursorRaw !== "" && by !== "date") {
+    throw invalidCursor(`sort_by=${by} returns a single page and takes no cursor (only the date sort is paginated)`);
+  }
+  const filter = await resolveFilter(em, req.filter);
+  const hash = filterHash({ filter: filter.canonical, sort_by: by, sort_order: order });
+  const fetch = limit + 1; // one more than asked tells whether there is more
+
+  let rows: PageRow[];
+  let snapshot: { w: string; t: number } | null = null;
+  if (cursorRaw === "") {
+    rows = await currentPage(em, filter, by, order, fetch);
+  } else {
+    const c = decodeCursor(cursorRaw, { filterHash: hash, maxAgeSeconds: CURSOR_MAX_AGE_SECONDS });
+    checkPosition(c);
+    if (!(await anchorExists(em, c.i))) throw invalidCursor("the transaction this cursor continues from no longer exists");
+    rows = await snapshotPage(em, filter, order, c, fetch);
+    snapshot = { w: c.w, t: c.t };
+  }
+
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  if (by !== "date") return { transactions: page.map(transactionToProto), nextCursor: "", hasMore: false };
+
+  let nextCursor = "";
+  if (hasMore) {
+    const last = page[page.length - 1];
+    // Every later page keeps the first page's snapshot and time.
+    snapshot ??= { w: rows[0].snapshot, t: Number(rows[0].read_at) };
+    nextCursor = encodeCursor({ d: last.date, i: last.id, f: hash, w: snapshot.w, t: snapshot.t });
+  }
+  return { transactions: page.map(transactionToProto), nextCursor, hasMore };
+}
+
+/** Row versions are kept a little longer than a cursor lives. */
+export const VERSION_RETENTION_SECONDS = CURSOR_MAX_AGE_SECONDS + 3600;
+
+/** Deletes row versions no live cursor can need; returns how many. */
+export async function purgeTransactionVersions(em: Em, retentionSeconds = VERSION_RETENTION_SECONDS): Promise<number> {
+  const rows = await query<{ n: string }>(
+    em,
+    `with gone as (delete from transaction_versions where superseded_at < now() - make_interval(secs => ?) returning 1)
+     select count(*)::text as n from gone`,
+    [retentionSeconds],
+  );
+  return Number(rows[0].n);
+}
+
+const PURGE_INTERVAL_MS = 60_000;
+let lastPurgeAt = 0;
+
+/**
+ * Runs the purge in the background at most once a minute per process; the
+ * list calls it, so versions are cleaned wherever pagination is used. Errors
+ * go to `onError` (the request logger), never to the caller.
+ */
+export function purgeTransactionVersionsSoon(fork: () => Em, onError: (e: unknown) => void): void {
+  const now = Date.now();
+  if (now - lastPurgeAt < PURGE_INTERVAL_MS) return;
+  lastPurgeAt = now;
+  purgeTransactionVersions(fork()).catch(onError);
+}
