@@ -1,0 +1,117 @@
+import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withKey } from "../helpers/core-error.js";
+import { newUser } from "../helpers/ledger.js";
+import { startStack, type Stack } from "../helpers/stack.js";
+
+let s: Stack;
+let client: Client;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  s = await startStack();
+  await s.mcp.listen({ port: 0, host: "127.0.0.1" });
+  client = await connect(s.readKey);
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  await s?.close();
+});
+
+async function connect(apiKey: string): Promise<Client> {
+  const base = `http://127.0.0.1:${(s.mcp.server.address() as AddressInfo).port}`;
+  const c = new Client({ name: "coffer-test", version: "0.0.0" });
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { "X-API-Key": apiKey } } }));
+  clients.push(c);
+  return c;
+}
+
+/** Calls a tool that must succeed; the SDK client also checks the result against the tool's output schema. */
+async function call(name: string, args: Record<string, unknown> = {}) {
+  const r = await client.callTool({ name, arguments: args });
+  expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+  expect(JSON.parse((r.content as { text: string }[])[0].text)).toEqual(r.structuredContent);
+  return r.structuredContent as Record<string, any>;
+}
+
+describe("MCP reference tools", () => {
+  it("are listed as read-only tools with input and output schemas", async () => {
+    const { tools } = await client.listTools();
+    for (const name of ["list_accounts", "list_categories", "list_tags"]) {
+      const tool = tools.find((t) => t.name === name);
+      expect(tool, name).toBeDefined();
+      expect(tool!.annotations?.readOnlyHint).toBe(true);
+      expect(tool!.outputSchema?.type).toBe("object");
+    }
+    const accounts = tools.find((t) => t.name === "list_accounts")!;
+    expect(Object.keys(accounts.inputSchema.properties ?? {}).sort()).toEqual(["include_hidden", "user_id"]);
+  });
+
+  it("list_accounts: compact accounts with short ids, numeric balances and owners; user_id and include_hidden filter", async () => {
+    const admin = withKey(s.adminKey);
+    const ann = await newUser(s.orm.em.fork(), "Ann");
+    const ben = await newUser(s.orm.em.fork(), "Ben");
+    const checking = (
+      await s.core.accounts.createAccount(
+        { userId: ann.id, name: "Checking", type: "depository", subtype: "checking", isoCurrencyCode: "USD", mask: "1234", balanceCurrent: "2500.75" },
+        admin,
+      )
+    ).account!;
+    const euro = (await s.core.accounts.createAccount({ userId: ben.id, name: "Euro", type: "depository", isoCurrencyCode: "EUR" }, admin)).account!;
+    const hidden = (await s.core.accounts.createAccount({ userId: ben.id, name: "Old card", type: "credit", isoCurrencyCode: "USD" }, admin)).account!;
+    await s.core.accounts.updateAccount({ id: hidden.id, hidden: true }, admin);
+
+    const all = await call("list_accounts");
+    expect(all.accounts).toEqual([
+      {
+        id: checking.shortId,
+        name: "Checking",
+        type: "depository",
+        subtype: "checking",
+        mask: "1234",
+        iso_currency_code: "USD",
+        balance_current: 2500.75,
+        user_id: ann.shortId,
+        user_name: "Ann",
+      },
+      { id: euro.shortId, name: "Euro", type: "depository", subtype: null, mask: null, iso_currency_code: "EUR", balance_current: null, user_id: ben.shortId, user_name: "Ben" },
+    ]);
+    expect((await call("list_accounts", { user_id: ben.shortId })).accounts.map((a: { id: string }) => a.id)).toEqual([euro.shortId]);
+    expect((await call("list_accounts", { user_id: ben.shortId, include_hidden: true })).accounts.map((a: { name: string }) => a.name)).toEqual([
+      "Euro",
+      "Old card",
+    ]);
+  });
+
+  it("list_accounts with an unknown user → an error result carrying NOT_FOUND", async () => {
+    const r = await client.callTool({ name: "list_accounts", arguments: { user_id: "zzzzzzzz" } });
+    expect(r.isError).toBe(true);
+    expect(JSON.parse((r.content as { text: string }[])[0].text)).toEqual({ error: { code: "NOT_FOUND", message: "User not found" } });
+    const bad = await client.callTool({ name: "list_accounts", arguments: { include_hidden: "yes" } });
+    expect(bad.isError).toBe(true);
+    expect(JSON.parse((bad.content as { text: string }[])[0].text).error.code).toBe("INVALID_PARAMETER");
+  });
+
+  it("list_categories: the two-level tree by slug", async () => {
+    const { categories } = await call("list_categories");
+    const food = categories.find((c: { slug: string }) => c.slug === "food_and_drink");
+    expect(food).toMatchObject({ display_name: "Food & drink" });
+    expect(food.children).toContainEqual({ slug: "food_and_drink_coffee", display_name: "Coffee" });
+    expect(Object.keys(food).sort()).toEqual(["children", "display_name", "slug"]);
+    expect(categories.find((c: { slug: string }) => c.slug === "uncategorized")).toEqual({ slug: "uncategorized", display_name: "Uncategorized", children: [] });
+  });
+
+  it("list_tags: slug, display name and color, sorted by slug", async () => {
+    const admin = withKey(s.adminKey);
+    await s.core.tags.createTag({ slug: "vacation", color: "#FF0000" }, admin);
+    await s.core.tags.createTag({ displayName: "Reimbursable" }, admin);
+    expect(await call("list_tags")).toEqual({
+      tags: [
+        { slug: "reimbursable", display_name: "Reimbursable", color: null },
+        { slug: "vacation", display_name: "Vacation", color: "#ff0000" },
+      ],
+    });
+  });
+});
