@@ -28,7 +28,9 @@ export async function recordAnnotation(em: Em, actor: Actor, input: AnnotationIn
 /** Many entries in one INSERT (batch operations). */
 export async function recordAnnotations(em: Em, actor: Actor, inputs: AnnotationInput[]): Promise<void> {
   if (inputs.length === 0) return;
-  const now = new Date();
+  // clock_timestamp(), not one JS Date: it has microseconds and advances between the rows of one
+  // transaction, so the timeline's (created_at, id) order is the order the changes were made.
+  const now = em.getKnex().raw("clock_timestamp()");
   let pending = inputs.map((i) => ({
     id: crypto.randomUUID(),
     transaction_id: i.transactionId ?? null,

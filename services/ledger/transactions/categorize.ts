@@ -1,0 +1,173 @@
+import { ForeignKeyConstraintViolationException } from "@mikro-orm/core";
+import type { Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
+import type { CategorySource } from "../../db/entities/index.js";
+import type { Em } from "../../db/orm.js";
+import { pgArray, query } from "../../db/sql.js";
+import { CofferError, validation } from "../../errors/coffer-error.js";
+import { parseId } from "../../ids/resolve-id.js";
+import type { Actor } from "../actor.js";
+import { recordAnnotation, recordAnnotations } from "../annotations.js";
+import { UNCATEGORIZED } from "../taxonomy.js";
+import { lockTransaction, quoted } from "./locked-row.js";
+import { loadTransaction, resolveTransactionId } from "./view.js";
+
+/*
+ * Who chose a category is stored in category_source. A person's choice
+ * ("user", or "agent" for an AI agent's key, "system" for the operator's CLI)
+ * is remembered as such: the rules engine must skip every row whose
+ * category_source is "user", "agent" or "system" and only ever (re)categorize
+ * rows whose source is null or "rule". ResetTransactionCategory clears both the
+ * category and its source, which hands the row back to the rules.
+ */
+
+export const MAX_BATCH = 500;
+const SLUG = /^[a-z0-9_]{1,64}$/;
+
+export interface CategoryChoice {
+  /** null for uncategorized (category_id null means uncategorized). */
+  id: string | null;
+  slug: string;
+}
+
+/** A known category slug, or VALIDATION_ERROR naming it. */
+export async function categoryBySlug(em: Em, raw: string | undefined): Promise<CategoryChoice> {
+  const slug = (raw ?? "").trim();
+  if (!slug) throw validation("category_slug is required");
+  if (slug === UNCATEGORIZED) return { id: null, slug };
+  const rows = SLUG.test(slug) ? await query<{ id: string }>(em, `select id from categories where slug = ?`, [slug]) : [];
+  if (rows.length === 0) throw validation(`Unknown category_slug ${quoted(slug)}; GET /api/v1/categories lists the slugs`);
+  return { id: rows[0].id, slug };
+}
+
+/** The category source a change by this actor records. */
+const sourceOf = (actor: Actor): CategorySource => actor.type;
+
+/** A category deleted between validation and the update: the same answer as an unknown slug. */
+function categoryGone(slug: string) {
+  return (e: unknown): never => {
+    if (e instanceof ForeignKeyConstraintViolationException) throw validation(`Unknown category_slug ${quoted(slug)}`);
+    throw e;
+  };
+}
+
+/**
+ * Sets the category as this actor's choice. Setting "uncategorized" is a
+ * choice too (category_id null, source kept), so rules leave it alone; use
+ * resetTransactionCategory to hand the row back to the rules.
+ */
+export async function setTransactionCategory(em: Em, actor: Actor, rawId: string, rawSlug: string): Promise<TransactionMsg> {
+  const id = await resolveTransactionId(em, rawId);
+  const category = await categoryBySlug(em, rawSlug);
+  const source = sourceOf(actor);
+  await em.transactional(async (tx) => {
+    const row = await lockTransaction(tx, id);
+    if (row.categoryId === category.id && row.categorySource === source) return;
+    await query(tx, `update transactions set category_id = ?, category_source = ? where id = ?`, [category.id, source, id]).catch(
+      categoryGone(category.slug),
+    );
+    await recordAnnotation(tx, actor, {
+      entityType: "transaction",
+      entityId: id,
+      transactionId: id,
+      action: "category_set",
+      details: { from: row.categorySlug, to: category.slug, source, previous_source: row.categorySource },
+    });
+  });
+  return loadTransaction(em, id);
+}
+
+/** Forgets the assigned category and who chose it; a no-op (no annotation) when there is nothing to forget. */
+export async function resetTransactionCategory(em: Em, actor: Actor, rawId: string): Promise<TransactionMsg> {
+  const id = await resolveTransactionId(em, rawId);
+  await em.transactional(async (tx) => {
+    const row = await lockTransaction(tx, id);
+    if (row.categoryId === null && row.categorySource === null) return;
+    await query(tx, `update transactions set category_id = null, category_source = null where id = ?`, [id]);
+    await recordAnnotation(tx, actor, {
+      entityType: "transaction",
+      entityId: id,
+      transactionId: id,
+      action: "category_reset",
+      details: { from: row.categorySlug, previous_source: row.categorySource },
+    });
+  });
+  return loadTransaction(em, id);
+}
+
+/**
+ * UUIDs of live transactions for raw ids (UUID or short id), duplicates
+ * folded. Any id that is malformed, unknown or soft-deleted → NOT_FOUND naming
+ * the first few, so a batch never half-applies.
+ */
+export async function resolveTransactionIds(em: Em, rawIds: string[]): Promise<string[]> {
+  const lookups = rawIds.map((raw) => ({ raw, lookup: parseId(raw) }));
+  const uuids = lookups.flatMap((l) => (l.lookup?.column === "id" ? [l.lookup.value] : []));
+  const shortIds = lookups.flatMap((l) => (l.lookup?.column === "short_id" ? [l.lookup.value] : []));
+  const rows = await query<{ id: string; short_id: string }>(
+    em,
+    `select id, short_id from transactions
+     where (id = any(?::uuid[]) or short_id = any(?::text[])) and deleted_at is null`,
+    [pgArray(uuids), pgArray(shortIds)],
+  );
+  const byUuid = new Set(rows.map((r) => r.id));
+  const byShort = new Map(rows.map((r) => [r.short_id, r.id]));
+  const found = new Set<string>();
+  const missing: string[] = [];
+  for (const { raw, lookup } of lookups) {
+    const id = !lookup ? undefined : lookup.column === "id" ? (byUuid.has(lookup.value) ? lookup.value : undefined) : byShort.get(lookup.value);
+    if (id) found.add(id);
+    else if (!missing.includes(raw)) missing.push(raw);
+  }
+  if (missing.length > 0) {
+    const named = missing.slice(0, 5).map(quoted).join(", ");
+    const more = missing.length > 5 ? ` and ${missing.length - 5} more` : "";
+    throw new CofferError("NOT_FOUND", `${missing.length} transaction${missing.length === 1 ? "" : "s"} not found: ${named}${more}; nothing was changed`);
+  }
+  return [...found];
+}
+
+/**
+ * Sets one category on up to 500 transactions, all or nothing. Returns how
+ * many changed: rows that already had this category from this kind of actor
+ * are left as they are and get no annotation.
+ */
+export async function batchCategorizeTransactions(em: Em, actor: Actor, rawIds: string[], rawSlug: string): Promise<number> {
+  if (rawIds.length === 0) throw validation("transaction_ids must list at least one transaction");
+  if (rawIds.length > MAX_BATCH) throw validation(`transaction_ids may list at most ${MAX_BATCH} transactions`);
+  const category = await categoryBySlug(em, rawSlug);
+  const ids = await resolveTransactionIds(em, rawIds);
+  const source = sourceOf(actor);
+  return em.transactional(async (tx) => {
+    // Locked in id order so two overlapping batches cannot deadlock.
+    const rows = await query<{ id: string; category_id: string | null; category_source: CategorySource | null; slug: string; deleted: boolean }>(
+      tx,
+      `select t.id, t.category_id, t.category_source, coalesce(c.slug, 'uncategorized') as slug, t.deleted_at is not null as deleted
+       from transactions t left join categories c on c.id = t.category_id
+       where t.id = any(?::uuid[])
+       order by t.id
+       for update of t`,
+      [pgArray(ids)],
+    );
+    const gone = rows.length < ids.length ? ids.length - rows.length : rows.filter((r) => r.deleted).length;
+    if (gone > 0) throw new CofferError("NOT_FOUND", `${gone} of the transactions was deleted meanwhile; nothing was changed`);
+    const changed = rows.filter((r) => r.category_id !== category.id || r.category_source !== source);
+    if (changed.length === 0) return 0;
+    await query(tx, `update transactions set category_id = ?, category_source = ? where id = any(?::uuid[])`, [
+      category.id,
+      source,
+      pgArray(changed.map((r) => r.id)),
+    ]).catch(categoryGone(category.slug));
+    await recordAnnotations(
+      tx,
+      actor,
+      changed.map((r) => ({
+        entityType: "transaction" as const,
+        entityId: r.id,
+        transactionId: r.id,
+        action: "category_set",
+        details: { from: r.slug, to: category.slug, source, previous_source: r.category_source, batch: true },
+      })),
+    );
+    return changed.length;
+  });
+}

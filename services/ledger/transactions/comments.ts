@@ -1,0 +1,129 @@
+import { create } from "@bufbuild/protobuf";
+import { CommentSchema as CommentMsgSchema, type Comment as CommentMsg } from "../../../gen/coffer/v1/transactions_pb.js";
+import { CommentSchema, type Comment } from "../../db/entities/index.js";
+import type { Em } from "../../db/orm.js";
+import { query } from "../../db/sql.js";
+import { notFound, validation } from "../../errors/coffer-error.js";
+import { parseId } from "../../ids/resolve-id.js";
+import { newShortId } from "../../ids/short-id.js";
+import { ts } from "../../shared/proto.js";
+import type { Actor } from "../actor.js";
+import { recordAnnotation } from "../annotations.js";
+import { lockTransaction, transactionShortId } from "./locked-row.js";
+import { resolveTransactionId } from "./view.js";
+
+// Comments are the household's shared notes on a transaction. Any full_access
+// key may edit or delete any comment (the household is one trust domain and the
+// key scope is the permission); the annotation of every edit and deletion keeps
+// who did it and the previous text.
+
+export const MAX_COMMENT_CHARS = 10_000;
+
+export function parseCommentBody(raw: string | undefined): string {
+  const body = (raw ?? "").trim();
+  if (!body) throw validation("body must not be empty");
+  const chars = [...body].length;
+  if (chars > MAX_COMMENT_CHARS) throw validation(`body may be at most ${MAX_COMMENT_CHARS} characters (got ${chars})`);
+  return body;
+}
+
+export function commentToProto(c: Comment, transactionShortIdValue: string): CommentMsg {
+  return create(CommentMsgSchema, {
+    id: c.id,
+    shortId: c.shortId,
+    transactionId: transactionShortIdValue,
+    body: c.body,
+    authorType: c.authorType,
+    authorName: c.authorName,
+    createdAt: ts(c.createdAt),
+    updatedAt: ts(c.updatedAt),
+  });
+}
+
+/** Oldest first. */
+export async function listComments(em: Em, rawTransactionId: string): Promise<CommentMsg[]> {
+  const id = await resolveTransactionId(em, rawTransactionId);
+  const shortId = await transactionShortId(em, id);
+  const comments = await em.find(CommentSchema, { transactionId: id }, { orderBy: { createdAt: "asc", id: "asc" } });
+  return comments.map((c) => commentToProto(c, shortId));
+}
+
+export async function addComment(em: Em, actor: Actor, rawTransactionId: string, rawBody: string): Promise<CommentMsg> {
+  const body = parseCommentBody(rawBody);
+  const transactionId = await resolveTransactionId(em, rawTransactionId);
+  return em.transactional(async (tx) => {
+    const row = await lockTransaction(tx, transactionId);
+    const id = crypto.randomUUID();
+    // clock_timestamp() keeps comments made in quick succession in order; a short-id clash is retried.
+    for (let attempt = 0; ; attempt++) {
+      if (attempt === 5) throw new Error("could not allocate a unique short id for a comment");
+      const inserted = await query<{ id: string }>(
+        tx,
+        `insert into comments (id, short_id, transaction_id, body, author_type, author_key_id, author_name, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, clock_timestamp(), clock_timestamp())
+         on conflict (short_id) do nothing returning id`,
+        [id, newShortId(), transactionId, body, actor.type, actor.keyId, actor.name],
+      );
+      if (inserted.length > 0) break;
+    }
+    const comment = await tx.findOneOrFail(CommentSchema, { id });
+    await recordAnnotation(tx, actor, {
+      entityType: "comment",
+      entityId: id,
+      transactionId,
+      action: "comment_added",
+      details: { comment_id: comment.shortId },
+    });
+    return commentToProto(comment, row.shortId);
+  });
+}
+
+/** The comment, locked, when it belongs to this transaction; any other id (or one of another transaction's comments) is NOT_FOUND. */
+async function lockComment(tx: Em, transactionId: string, rawCommentId: string): Promise<{ id: string; short_id: string; body: string }> {
+  const lookup = parseId(rawCommentId);
+  const rows = lookup
+    ? await query<{ id: string; short_id: string; body: string }>(
+        tx,
+        `select id, short_id, body from comments where ${lookup.column} = ? and transaction_id = ? for update`,
+        [lookup.value, transactionId],
+      )
+    : [];
+  if (rows.length === 0) throw notFound("Comment");
+  return rows[0];
+}
+
+export async function updateComment(em: Em, actor: Actor, rawTransactionId: string, rawCommentId: string, rawBody: string): Promise<CommentMsg> {
+  const body = parseCommentBody(rawBody);
+  const transactionId = await resolveTransactionId(em, rawTransactionId);
+  return em.transactional(async (tx) => {
+    const row = await lockTransaction(tx, transactionId);
+    const before = await lockComment(tx, transactionId, rawCommentId);
+    if (before.body !== body) {
+      await query(tx, `update comments set body = ?, updated_at = clock_timestamp() where id = ?`, [body, before.id]);
+      await recordAnnotation(tx, actor, {
+        entityType: "comment",
+        entityId: before.id,
+        transactionId,
+        action: "comment_edited",
+        details: { comment_id: before.short_id, from: before.body, to: body },
+      });
+    }
+    return commentToProto(await tx.findOneOrFail(CommentSchema, { id: before.id }, { refresh: true }), row.shortId);
+  });
+}
+
+export async function deleteComment(em: Em, actor: Actor, rawTransactionId: string, rawCommentId: string): Promise<void> {
+  const transactionId = await resolveTransactionId(em, rawTransactionId);
+  await em.transactional(async (tx) => {
+    await lockTransaction(tx, transactionId);
+    const before = await lockComment(tx, transactionId, rawCommentId);
+    await query(tx, `delete from comments where id = ?`, [before.id]);
+    await recordAnnotation(tx, actor, {
+      entityType: "comment",
+      entityId: before.id,
+      transactionId,
+      action: "comment_deleted",
+      details: { comment_id: before.short_id, body: before.body },
+    });
+  });
+}

@@ -1,0 +1,43 @@
+import type { Annotation as AnnotationMsg, Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
+import type { Em } from "../../db/orm.js";
+import { query } from "../../db/sql.js";
+import { CofferError } from "../../errors/coffer-error.js";
+import type { Actor } from "../actor.js";
+import { annotationToProto, listTransactionAnnotations, recordAnnotation } from "../annotations.js";
+import { lockTransaction, transactionShortId } from "./locked-row.js";
+import { loadTransaction, resolveTransactionId } from "./view.js";
+
+// Soft delete: deleted_at hides a transaction from lists, counts, GET and
+// every write, but keeps the row (so a re-import does not bring it back and
+// its comments and audit timeline survive) until it is restored.
+
+export async function deleteTransaction(em: Em, actor: Actor, rawId: string): Promise<void> {
+  const id = await resolveTransactionId(em, rawId);
+  await em.transactional(async (tx) => {
+    await lockTransaction(tx, id);
+    await query(tx, `update transactions set deleted_at = now() where id = ?`, [id]);
+    await recordAnnotation(tx, actor, { entityType: "transaction", entityId: id, transactionId: id, action: "deleted" });
+  });
+}
+
+/** Restoring a transaction that is not deleted is a CONFLICT: the caller's picture of it is stale. */
+export async function restoreTransaction(em: Em, actor: Actor, rawId: string): Promise<TransactionMsg> {
+  const id = await resolveTransactionId(em, rawId, { includeDeleted: true });
+  await em.transactional(async (tx) => {
+    const row = await lockTransaction(tx, id, { deleted: "allow" });
+    if (row.deletedAt === null) throw new CofferError("CONFLICT", "This transaction is not deleted");
+    await query(tx, `update transactions set deleted_at = null where id = ?`, [id]);
+    await recordAnnotation(tx, actor, { entityType: "transaction", entityId: id, transactionId: id, action: "restored" });
+  });
+  return loadTransaction(em, id);
+}
+
+/**
+ * The audit timeline, oldest first. Readable for a soft-deleted transaction
+ * too: it is how one finds out who deleted it, and when.
+ */
+export async function listAnnotations(em: Em, rawId: string): Promise<AnnotationMsg[]> {
+  const id = await resolveTransactionId(em, rawId, { includeDeleted: true });
+  const shortId = await transactionShortId(em, id);
+  return (await listTransactionAnnotations(em, id)).map((a) => annotationToProto(a, shortId));
+}
