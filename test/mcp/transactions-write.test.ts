@@ -114,6 +114,8 @@ describe("transaction write tools", () => {
     });
     expect(await annotations(t.id)).toEqual([{ action: "comment_added", actor_type: "agent", actor_name: "claude" }]);
     expect(errorCode(await callTool(agent, "add_comment", { id: t.id, body: "   " }))).toBe("VALIDATION_ERROR");
+    expect(errorCode(await callTool(agent, "add_comment", { id: t.id, body: "x".repeat(10_001) }))).toBe("VALIDATION_ERROR");
+    expect(errorCode(await callTool(agent, "add_comment", { id: "ZZZZZZZZ", body: "hi" }))).toBe("NOT_FOUND");
   });
 
   it("a read_only key gets INSUFFICIENT_SCOPE from every write tool, and nothing changes", async () => {

@@ -49,7 +49,8 @@ export const addComment = defineTool({
   title: "Comment on a transaction",
   description: "Adds a comment (1-10,000 characters) to a transaction's shared notes, signed with this key's name. Needs a full_access key.",
   readOnly: false,
-  inputSchema: { id, body: z.string().min(1).max(10_000) },
+  // The core judges the length (in characters, not UTF-16 units) after trimming.
+  inputSchema: { id, body: z.string().min(1).describe("the comment text, 1-10,000 characters") },
   outputSchema: {
     comment: z.object({
       id: z.string().describe("short id"),
