@@ -298,6 +298,23 @@ describe("annotations, delete and restore", () => {
     expect(annotations[2].details).toEqual({ keys_set: ["booking"], keys_removed: [], replace: false });
   });
 
+  it("a deleted transaction disappears from GET, lists and counts, and comes back on restore", async () => {
+    const em = s.orm.em.fork();
+    const own = await newAccount(em, user.id, { name: "Delete test" });
+    const [id] = await newTransactions(em, own.id, [{ providerName: "GONE SOON" }, { providerName: "STAYS" }]);
+    const visible = async () => {
+      const get = await call("GET", `/api/v1/transactions/${id}`);
+      const list = await call("GET", `/api/v1/transactions?account_id=${own.shortId}`);
+      const count = await call("GET", `/api/v1/transactions/count?account_id=${own.shortId}`);
+      return { get: get.statusCode, names: list.json().transactions.map((t: { name: string }) => t.name), count: count.json().count };
+    };
+    expect(await visible()).toEqual({ get: 200, names: expect.arrayContaining(["GONE SOON", "STAYS"]), count: 2 });
+    expect((await call("DELETE", `/api/v1/transactions/${id}`)).statusCode).toBe(204);
+    expect(await visible()).toEqual({ get: 404, names: ["STAYS"], count: 1 });
+    expect((await call("POST", `/api/v1/transactions/${id}/restore`)).statusCode).toBe(200);
+    expect(await visible()).toEqual({ get: 200, names: expect.arrayContaining(["GONE SOON", "STAYS"]), count: 2 });
+  });
+
   it("DELETE → 204; the transaction then answers 404 to writes; restore → 200 and again 409", async () => {
     const t = await newTx();
     const del = await call("DELETE", `/api/v1/transactions/${t.short_id}`);
