@@ -98,7 +98,8 @@ export async function updateTransactionTags(em: Em, actor: Actor, rawId: string,
     const added = add.filter((slug) => !current.has(addIds.get(slug)!));
     if (added.length === 0 && remove.length === 0) return;
 
-    const next = [...row.tagIds.filter((t) => ![...removeIds.values()].includes(t)), ...added.map((s) => addIds.get(s)!)];
+    const removed = new Set(removeIds.values());
+    const next = [...row.tagIds.filter((t) => !removed.has(t)), ...added.map((s) => addIds.get(s)!)];
     await query(tx, `update transactions set tag_ids = ?::uuid[] where id = ?`, [pgArray(next), id]);
     const annotation = (action: string, slug: string): AnnotationInput => ({
       entityType: "transaction",
