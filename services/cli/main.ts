@@ -13,6 +13,7 @@ const lazy = {
   withOrm: () => import("./with-orm.js").then((m) => m.withOrm),
   apiKeys: () => import("../auth/api-keys.js"),
   deviceCodes: () => import("../auth/device-codes.js"),
+  demo: () => import("./demo.js"),
 };
 
 const HELP = `coffer — self-hosted financial data for households and their AI agents
@@ -30,6 +31,7 @@ Commands:
                               create an API key straight on the database; prints only the key
   device approve <user_code> [--scope read_only|full_access] [--name N]
   device deny <user_code>     decide a device-code login request
+  demo                        load a demo household (2 people, 4 accounts, ~2,000 transactions in USD and EUR); safe to rerun
   help                        this text
 
 Environment: DATABASE_URL, COFFER_DATA_DIR, COFFER_CORE_PORT, COFFER_REST_PORT, COFFER_MCP_PORT,
@@ -99,6 +101,11 @@ export async function main(argv: string[]) {
         return await keys(rest);
       case "device":
         return await device(rest);
+      case "demo": {
+        const [withOrm, { loadDemo, describeDemo }] = await Promise.all([lazy.withOrm(), lazy.demo()]);
+        process.stdout.write(describeDemo(await withOrm((em) => loadDemo(em))));
+        return;
+      }
       case undefined:
       case "help":
       case "--help":
