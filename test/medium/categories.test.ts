@@ -139,8 +139,9 @@ describe("CreateCategory", () => {
     await expectCoreError(s.core.categories.createCategory(req, admin), "VALIDATION_ERROR");
   });
 
-  it("an unknown parent → NOT_FOUND", async () => {
-    await expectCoreError(s.core.categories.createCategory({ displayName: "Orphan", parentSlug: "no_such_parent" }, admin), "NOT_FOUND");
+  it("a parent_slug that names no category → VALIDATION_ERROR naming it (a value, not a path)", async () => {
+    const f = await expectCoreError(s.core.categories.createCategory({ displayName: "Orphan", parentSlug: "no_such_parent" }, admin), "VALIDATION_ERROR");
+    expect(f.message).toBe('parent_slug "no_such_parent" names no category');
   });
 
   it("needs a full_access key", async () => {
@@ -185,10 +186,10 @@ describe("UpdateCategory", () => {
     await expectCoreError(s.core.categories.updateCategory({ id: c.id, displayName: " " }, admin), "VALIDATION_ERROR");
   });
 
-  it("another category's slug → SLUG_CONFLICT; an unknown parent or id → NOT_FOUND", async () => {
+  it("another category's slug → SLUG_CONFLICT; an unknown parent → VALIDATION_ERROR; an unknown id → NOT_FOUND", async () => {
     const c = (await s.core.categories.createCategory({ slug: uniq("dup"), displayName: "Dup" }, admin)).category!;
     await expectCoreError(s.core.categories.updateCategory({ id: c.id, slug: "travel" }, admin), "SLUG_CONFLICT");
-    await expectCoreError(s.core.categories.updateCategory({ id: c.id, parentSlug: "no_such" }, admin), "NOT_FOUND");
+    await expectCoreError(s.core.categories.updateCategory({ id: c.id, parentSlug: "no_such" }, admin), "VALIDATION_ERROR");
     await expectCoreError(s.core.categories.updateCategory({ id: "no_such_cat", displayName: "x" }, admin), "NOT_FOUND");
   });
 
@@ -302,14 +303,15 @@ describe("MergeCategory", () => {
     expect((await s.core.categories.getCategory({ id: src.id }, admin)).category!.children).toHaveLength(1);
   });
 
-  it("into itself or into uncategorized → VALIDATION_ERROR; uncategorized away → FORBIDDEN; unknown → NOT_FOUND", async () => {
+  it("into itself, into uncategorized or into nothing → VALIDATION_ERROR; uncategorized away → FORBIDDEN; unknown source → NOT_FOUND", async () => {
     await expectCoreError(s.core.categories.mergeCategory({ id: "travel_lodging", into: "travel_lodging" }, admin), "VALIDATION_ERROR");
     const self = (await s.core.categories.getCategory({ id: "travel_lodging" }, admin)).category!;
     await expectCoreError(s.core.categories.mergeCategory({ id: self.shortId, into: self.id }, admin), "VALIDATION_ERROR");
     await expectCoreError(s.core.categories.mergeCategory({ id: "travel_lodging", into: "uncategorized" }, admin), "VALIDATION_ERROR");
     await expectCoreError(s.core.categories.mergeCategory({ id: "travel_lodging", into: "" }, admin), "VALIDATION_ERROR");
     await expectCoreError(s.core.categories.mergeCategory({ id: "uncategorized", into: "travel" }, admin), "FORBIDDEN");
-    await expectCoreError(s.core.categories.mergeCategory({ id: "travel_lodging", into: "no_such" }, admin), "NOT_FOUND");
+    await expectCoreError(s.core.categories.mergeCategory({ id: "travel_lodging", into: "no_such" }, admin), "VALIDATION_ERROR");
+    await expectCoreError(s.core.categories.mergeCategory({ id: "travel_lodging", into: "zzzzzzzz" }, admin), "VALIDATION_ERROR");
     await expectCoreError(s.core.categories.mergeCategory({ id: "no_such", into: "travel" }, admin), "NOT_FOUND");
   });
 

@@ -23,23 +23,31 @@ const slugTaken = (slug: string) => new CofferError("SLUG_CONFLICT", `A category
  * A category by UUID, short id or slug. An 8-letter slug ("shopping") also
  * looks like a short id, so a short-id miss falls back to the slug.
  */
-export async function resolveCategory(em: Em, raw: string, what = "Category"): Promise<Category> {
+async function findCategory(em: Em, raw: string): Promise<Category | null> {
   const lookup = parseId(raw);
   if (lookup) {
     const where = lookup.column === "id" ? { id: lookup.value } : { shortId: lookup.value };
     const found = await em.findOne(CategorySchema, where, { refresh: true });
     if (found) return found;
   }
-  if (SLUG.test(raw)) {
-    const found = await em.findOne(CategorySchema, { slug: raw }, { refresh: true });
-    if (found) return found;
-  }
-  throw notFound(what);
+  return SLUG.test(raw) ? em.findOne(CategorySchema, { slug: raw }, { refresh: true }) : null;
 }
 
-async function categoryBySlug(em: Em, slug: string, what: string): Promise<Category> {
-  const found = SLUG.test(slug) ? await em.findOne(CategorySchema, { slug }, { refresh: true }) : null;
-  if (!found) throw new CofferError("NOT_FOUND", `${what} "${slug}" not found`);
+/** The category a path `{id}` names, or 404. */
+export async function resolveCategory(em: Em, raw: string): Promise<Category> {
+  const found = await findCategory(em, raw);
+  if (!found) throw notFound("Category");
+  return found;
+}
+
+/**
+ * The category a body field names. Like a category slug given to a
+ * transaction, a value that names nothing is a bad value (400), not a
+ * missing resource.
+ */
+async function categoryNamedBy(em: Em, raw: string, field: string, opts: { slugOnly?: boolean } = {}): Promise<Category> {
+  const found = opts.slugOnly ? await em.findOne(CategorySchema, { slug: raw }, { refresh: true }) : await findCategory(em, raw);
+  if (!found) throw validation(`${field} ${JSON.stringify(raw.slice(0, 64))} names no category`);
   return found;
 }
 
@@ -101,7 +109,7 @@ export async function createCategory(
   const slug = slugOrDerived(req.slug, displayName);
   const parentSlug = req.parentSlug?.trim() ? parseSlug(req.parentSlug, "parent_slug") : null;
   return em.transactional(async (tx) => {
-    const parent = parentSlug ? await categoryBySlug(tx, parentSlug, "Parent category") : null;
+    const parent = parentSlug ? await categoryNamedBy(tx, parentSlug, "parent_slug", { slugOnly: true }) : null;
     if (parent) assertCanBeParent(parent);
     await assertSlugFree(tx, slug);
     const id = crypto.randomUUID();
@@ -151,7 +159,7 @@ export async function updateCategory(
       }
     }
     if (req.parentSlug !== undefined) {
-      const wanted = req.parentSlug.trim() ? await categoryBySlug(tx, parseSlug(req.parentSlug, "parent_slug"), "Parent category") : null;
+      const wanted = req.parentSlug.trim() ? await categoryNamedBy(tx, parseSlug(req.parentSlug, "parent_slug"), "parent_slug", { slugOnly: true }) : null;
       if ((wanted?.id ?? null) !== c.parentId) {
         if (c.isSystem) throw systemProtected("be moved under another category");
         const current = c.parentId ? await tx.findOneOrFail(CategorySchema, { id: c.parentId }) : null;
@@ -250,7 +258,7 @@ export async function mergeCategory(em: Em, actor: Actor, req: { id: string; int
   if (!req.into?.trim()) throw validation("into is required: the slug or id of the category that receives the transactions");
   return em.transactional(async (tx) => {
     const source = await resolveCategory(tx, req.id);
-    const target = await resolveCategory(tx, req.into.trim(), "Target category");
+    const target = await categoryNamedBy(tx, req.into.trim(), "into");
     if (source.id === target.id) throw validation("a category cannot be merged into itself");
     if (source.isSystem) throw systemProtected("be merged into another category");
     if (target.isSystem) throw validation(`merging into "${UNCATEGORIZED}" is not a merge; delete the category to uncategorize its transactions`);
