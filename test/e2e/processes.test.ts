@@ -4,6 +4,7 @@ import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } f
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyService, type GetCurrentKeyResponse } from "../../gen/coffer/v1/auth_pb.js";
 import { CreateUserRequestSchema, UserService, type CreateUserResponse, type ListUsersResponse } from "../../gen/coffer/v1/users_pb.js";
@@ -14,6 +15,7 @@ import { grpcFailure, grpcJsClient, metadata } from "../helpers/grpc-js.js";
 import { cofferEnv, COFFER_BIN, freePort, killAll, runCoffer, spawnCoffer, waitForOk, type CofferProcess } from "../helpers/processes.js";
 
 let env: NodeJS.ProcessEnv;
+let databaseUrl: string;
 let rest: string;
 let mcpUrl: string;
 let coreUrl: string;
@@ -26,7 +28,8 @@ const secrets: string[] = [];
 const closers: (() => Promise<unknown> | void)[] = [];
 
 beforeAll(async () => {
-  const [databaseUrl, corePort, restPort, mcpPort] = await Promise.all([createTestDatabase(), freePort(), freePort(), freePort()]);
+  let corePort: number, restPort: number, mcpPort: number;
+  [databaseUrl, corePort, restPort, mcpPort] = await Promise.all([createTestDatabase(), freePort(), freePort(), freePort()]);
   coreAddr = `127.0.0.1:${corePort}`;
   coreUrl = `http://${coreAddr}`;
   rest = `http://127.0.0.1:${restPort}`;
@@ -38,6 +41,7 @@ beforeAll(async () => {
     COFFER_MCP_PORT: String(mcpPort),
     COFFER_CORE_URL: coreUrl,
     COFFER_LOG_LEVEL: "info",
+    COFFER_DEVICE_CODE_TTL_SECONDS: "120",
   });
   for (const name of ["core", "rest", "mcp"]) procs.push(spawnCoffer(name, [name], env));
   // The key is made straight on the database while the servers boot.
@@ -199,12 +203,23 @@ describe("the three real processes", () => {
   });
 
   it("device-code login end to end, decided with the CLI", async () => {
-    const [a, b] = await Promise.all([
+    const [a, b, c] = await Promise.all([
       restPost("/api/v1/auth/device-code", { name: "e2e device" }).then((r) => r.json()),
       restPost("/api/v1/auth/device-code", {}).then((r) => r.json()),
+      restPost("/api/v1/auth/device-code", {}).then((r) => r.json()),
     ]);
+    // COFFER_DEVICE_CODE_TTL_SECONDS reaches the core.
+    expect(a.expires_in).toBe(120);
     const poll = (device_code: string) => restPost("/api/v1/auth/device-code/poll", { device_code });
     expect(await (await poll(a.device_code)).json()).toEqual({ status: "authorization_pending" });
+    // Waiting out a real TTL here would cost the suite time (the short-TTL case runs in
+    // test/rest/device-code.test.ts); moving the deadline in the database is the same state.
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    await db.query("update device_codes set expires_at = now() - interval '1 second' where user_code = $1", [c.user_code]).finally(() => db.end());
+    const expired = await poll(c.device_code);
+    expect(expired.status).toBe(400);
+    expect((await expired.json()).error.code).toBe("EXPIRED");
 
     const [approved, denied, unknownCode] = await Promise.all([
       runCoffer(["device", "approve", a.user_code, "--scope", "read_only"], env),

@@ -34,6 +34,14 @@ describe("SystemService and gRPC health (core)", () => {
     expect((await health.check({ service })).status).toBe(status);
   });
 
+  it("grpc.health.v1.Health/Watch streams the current status first", async () => {
+    const health = createClient(Health, createGrpcTransport({ baseUrl: s.coreUrl }));
+    const abort = new AbortController();
+    const first = await health.watch({ service: "" }, { signal: abort.signal })[Symbol.asyncIterator]().next();
+    abort.abort();
+    expect(first.value?.status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+  });
+
   it("an unexpected failure inside an RPC is INTERNAL_ERROR with a generic message", async () => {
     // Close this file's pool under the running core: the next query throws a driver error.
     const t = await startStack();
