@@ -3,6 +3,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { fastify, type FastifyReply } from "fastify";
 import { loggerOptions } from "../../services/shared/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
+import { drainOnClose } from "../shared/drain.js";
 import { envelope, mapError, type MappedError } from "../shared/error-map.js";
 import { createMcpServer } from "./server.js";
 
@@ -26,11 +27,14 @@ export async function buildMcpApp(opts: { core: CoreClients; version: string; lo
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
     bodyLimit: 4 * 1024 * 1024,
-    forceCloseConnections: true,
+    // Shutdown lets in-flight requests finish (see drainOnClose).
+    forceCloseConnections: "idle",
+    return503OnClosing: false,
     // Router-level refusals (bad percent-encoding, over-long path segments) get the envelope too.
     frameworkErrors: (_err, req, reply) => send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0].slice(0, 200)}`)),
   });
 
+  drainOnClose(app);
   app.setErrorHandler((err: { code?: string; statusCode?: number }, req, reply) => {
     if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") return send(reply, envelope("PAYLOAD_TOO_LARGE", "The request body is too large"));
     if (err.code?.startsWith("FST_ERR_CTP_")) return send(reply, envelope("INVALID_BODY", "The request body is not valid JSON"));

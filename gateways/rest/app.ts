@@ -4,6 +4,7 @@ import { Ajv, type ErrorObject } from "ajv";
 import { fastify, type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import { loggerOptions } from "../../services/shared/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
+import { drainOnClose } from "../shared/drain.js";
 import { envelope, mapError, type MappedError } from "../shared/error-map.js";
 import { allRoutes } from "./routes/index.js";
 import type { HttpMethod, RestRoute } from "./route.js";
@@ -52,8 +53,9 @@ export async function buildRestApp(opts: RestAppOptions) {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    forceCloseConnections: true,
-    return503OnClosing: true,
+    // Shutdown lets in-flight requests finish (see drainOnClose).
+    forceCloseConnections: "idle",
+    return503OnClosing: false,
     // The router refuses some URLs before any route runs (bad percent-encoding, a path
     // parameter over maxParamLength). No resource can have such an id, so: 404, in the envelope.
     frameworkErrors: (err, req, reply) => {
@@ -66,6 +68,7 @@ export async function buildRestApp(opts: RestAppOptions) {
     },
   });
 
+  drainOnClose(app);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? bodyAjv : queryAjv).compile(schema));
 
   app.addHook("onRequest", async (req, reply) => {
