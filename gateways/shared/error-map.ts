@@ -16,6 +16,14 @@ const GENERIC: Partial<Record<ErrorCode, string>> = {
   UNAVAILABLE: "The Coffer core is not reachable",
 };
 
+/** Node's errno codes for "the other side is not there"; anything else unknown is our own bug. */
+const SOCKET_FAILURE = /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE)\b/;
+
+function isSocketFailure(ce: ConnectError): boolean {
+  const errno = (ce.cause as { code?: unknown } | undefined)?.code;
+  return (typeof errno === "string" && SOCKET_FAILURE.test(errno)) || SOCKET_FAILURE.test(ce.rawMessage);
+}
+
 export function envelope(code: ErrorCode, message: string): MappedError {
   return { status: ERROR_CODES[code].http, body: { error: { code, message } } };
 }
@@ -31,7 +39,7 @@ export function mapError(e: unknown): MappedError {
   const info = ce.findDetails(ErrorInfoSchema).find((d) => d.domain === ERROR_DOMAIN && isErrorCode(d.reason));
   if (info && isErrorCode(info.reason)) return envelope(info.reason, ce.rawMessage);
   const code: ErrorCode =
-    ce.code === Code.Unavailable || ce.code === Code.Unknown && /ECONNREFUSED|connect/i.test(ce.rawMessage)
+    ce.code === Code.Unavailable || (ce.code === Code.Unknown && isSocketFailure(ce))
       ? "UNAVAILABLE"
       : CODE_FOR_CONNECT[ce.code] ?? "INTERNAL_ERROR";
   return envelope(code, GENERIC[code] ?? `Request failed (${code})`);

@@ -58,6 +58,11 @@ describe("mapError: a Connect error without a Coffer code", () => {
     });
   });
 
+  it.each(["connect ECONNREFUSED 127.0.0.1:1", "read ECONNRESET", "getaddrinfo ENOTFOUND core"])("a socket failure without a code (%s) → 503 UNAVAILABLE", (msg) => {
+    const err = Object.assign(new Error(msg), { code: msg.match(/E[A-Z]+/)![0] });
+    expect(mapError(err).body.error).toEqual({ code: "UNAVAILABLE", message: "The Coffer core is not reachable" });
+  });
+
   it("core not reachable → 503 UNAVAILABLE", () => {
     const mapped = mapError(new ConnectError("connect ECONNREFUSED 127.0.0.1:1", Code.Unavailable));
     expect(mapped).toEqual({ status: 503, body: { error: { code: "UNAVAILABLE", message: "The Coffer core is not reachable" } } });
@@ -71,6 +76,9 @@ describe("mapError: anything else", () => {
     ["a string", "boom"],
     ["undefined", undefined],
     ["an object", { stack: "secret stack" }],
+    // A bug whose message merely mentions "connect" is still ours, not an outage.
+    ["an Error mentioning connections", new TypeError("Cannot read properties of undefined (reading 'connectionId')")],
+    ["an Error mentioning connect", new Error("failed to connect the dots")],
   ])("%s → 500 INTERNAL_ERROR with no internals", (_what, e) => {
     const mapped = mapError(e);
     expect(mapped).toEqual({ status: 500, body: { error: { code: "INTERNAL_ERROR", message: "Internal error" } } });
