@@ -12,7 +12,8 @@ import { TransactionService } from "../../gen/coffer/v1/transactions_pb.js";
 
 /** The gateways' only way into Coffer: Connect over HTTP/2 (h2c) to the core. */
 export function coreTransport(baseUrl: string): Transport {
-  return createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true });
+  // No gzip: gateways sit next to the core, where compressing a page of transactions costs more CPU than it saves.
+  return createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, acceptCompression: [] });
 }
 
 export function coreClients(transport: Transport) {

@@ -7,11 +7,20 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const IMPLICIT = 2; // FeatureSet.FieldPresence.IMPLICIT: plain proto3 scalars
 const INT64 = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
 
+// getOption decodes the field's options anew on every call (tens of µs); a page of
+// transactions asks thousands of times, so the answer is kept per field.
+const decimalFields = new WeakMap<DescField, boolean>();
+function isDecimal(field: DescField): boolean {
+  let yes = decimalFields.get(field);
+  if (yes === undefined) decimalFields.set(field, (yes = getOption(field, decimal)));
+  return yes;
+}
+
 function scalar(field: DescField, value: unknown): Json {
   if (field.fieldKind === "scalar" || field.fieldKind === "list" || field.fieldKind === "map") {
     const st = "scalar" in field ? field.scalar : undefined;
     if (st !== undefined && INT64.has(st)) return Number(value as bigint);
-    if (st === ScalarType.STRING && getOption(field, decimal)) return value === "" ? null : Number(value as string);
+    if (st === ScalarType.STRING && isDecimal(field)) return value === "" ? null : Number(value as string);
   }
   return value as Json;
 }

@@ -1,7 +1,7 @@
 import { Migration } from "@mikro-orm/migrations";
 
 /**
- * Exact snapshots for cursor pagination, plus the name-sort index.
+ * Exact snapshots for cursor pagination, and indexes for the transaction list.
  *
  * Migration 0002 versions every transaction row and stamps it with a `seq`.
  * A seq watermark alone cannot say which rows a page saw: seq values are
@@ -60,6 +60,13 @@ export class Migration0003TransactionSnapshots extends Migration {
         end if;
         return new;
       end $$;
+
+      -- Pages are read in (date, id) order, often with a name search. With the names and the
+      -- writer in the index, a page's ids come from an index-only scan (no table access for the
+      -- rows a search skips) and only the rows returned are read from the table.
+      drop index transactions_date_id_index;
+      create index transactions_date_id_index on transactions (date desc, id desc)
+        include (provider_name, provider_merchant_name, xact) where deleted_at is null;
 
       -- sort_by=name orders by the name people see (merchant name, else the raw name), case-insensitively.
       create index transactions_display_name_index on transactions

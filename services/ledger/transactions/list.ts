@@ -55,7 +55,16 @@ function orderBy(a: string, by: SortField, order: SortOrder, isPresented = false
   }
 }
 
-const COLS = TRANSACTION_COLUMNS.map((c) => `t.${c}`).join(", ");
+const cols = (alias: string) => TRANSACTION_COLUMNS.map((c) => `${alias}.${c}`).join(", ");
+const COLS = cols("t");
+
+/**
+ * The rows of `transactions` whose ids `keys` selects (a query yielding `id`).
+ * Date pages find their ids first: with transactions_date_id_index covering
+ * the names and the writer, that is an index-only scan however many rows a
+ * search filter skips; only the rows returned are then read from the table.
+ */
+const rowsOf = (keys: string) => `select ${cols("r")} from (${keys}) k join transactions r on r.id = k.id`;
 
 type PageRow = TransactionViewRow & { snapshot: string; read_at: string };
 
@@ -70,9 +79,11 @@ function presented(inner: string, by: SortField, order: SortOrder): string {
 
 /** First page, or the one page of the amount and name sorts: the current rows. */
 async function currentPage(em: Em, filter: ResolvedFilter, by: SortField, order: SortOrder, fetch: number): Promise<PageRow[]> {
-  const inner = `select ${COLS} from transactions t
-    where t.deleted_at is null and (${filter.sql})
-    order by ${orderBy("t", by, order)} limit ?`;
+  const where = `t.deleted_at is null and (${filter.sql})`;
+  const inner =
+    by === "date"
+      ? rowsOf(`select t.id from transactions t where ${where} order by ${orderBy("t", by, order)} limit ?`)
+      : `select ${COLS} from transactions t where ${where} order by ${orderBy("t", by, order)} limit ?`;
   return query<PageRow>(em, presented(inner, by, order), [...filter.params, fetch]);
 }
 
@@ -87,10 +98,10 @@ async function snapshotPage(em: Em, filter: ResolvedFilter, order: SortOrder, c:
   const keyset = `(t.date, t.id) ${after} (?::date, ?::uuid)`;
   const sort = orderBy("t", "date", order);
   const inner = `select * from (
-      (select ${COLS} from transactions t
+      (${rowsOf(`select t.id from transactions t
         where t.deleted_at is null and pg_visible_in_snapshot(t.xact, ?::pg_snapshot)
           and (${filter.sql}) and ${keyset}
-        order by ${sort} limit ?)
+        order by ${sort} limit ?`)})
       union all
       (select ${COLS} from transaction_versions t
         where t.superseded_xact >= pg_snapshot_xmin(?::pg_snapshot)

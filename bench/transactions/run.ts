@@ -1,0 +1,192 @@
+/**
+ * Latency of GET /api/v1/transactions?limit=100 through the real REST gateway
+ * and core processes, beside the same page read by bare SQL from Node (the
+ * floor: one keyset SELECT on one pg connection, no joins, no presentation).
+ *
+ *   npm run bench:generate -- --n 1000000     # once
+ *   npm run bench:transactions [-- --iterations 300 --depth 50 --search coffee]
+ *
+ * Scenarios: the first page, and a deep page (the page after following
+ * `--depth` cursors, fetched again and again with the same cursor), each
+ * without and with a `search` filter. Reported: median and p99 of each, and
+ * the REST/SQL ratio. Target: p50 under 25 ms, at most 3x the floor.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { arg, benchDatabaseUrl } from "./bench-db.js";
+
+const BIN = fileURLToPath(new URL("../../bin/coffer.js", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const LIMIT = 100;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+interface Proc {
+  name: string;
+  child: ChildProcess;
+  tail: string[];
+}
+
+function start(name: string, args: string[], env: NodeJS.ProcessEnv): Proc {
+  // stdout (the JSON request log) is discarded; stderr is kept for a failure report.
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
+  const tail: string[] = [];
+  child.stderr!.on("data", (c: Buffer) => tail.push(...c.toString().split("\n").slice(-20)));
+  return { name, child, tail };
+}
+
+async function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (c) => (out += c));
+  child.stderr.on("data", (c) => (err += c));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`coffer ${args.join(" ")} failed (${code}): ${err}`);
+  return out.trim();
+}
+
+async function waitReady(url: string, procs: Proc[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    const dead = procs.find((p) => p.child.exitCode !== null);
+    if (dead) throw new Error(`coffer ${dead.name} exited: ${dead.tail.join("\n")}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${url}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+async function measure(iterations: number, fn: () => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < Math.min(30, iterations); i++) await fn(); // warm caches and JITs
+  const times: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+interface Page {
+  transactions: { id: string }[];
+  next_cursor: string;
+  has_more: boolean;
+}
+
+async function main() {
+  const iterations = Number(arg("iterations", "300"));
+  const depth = Number(arg("depth", "50"));
+  const search = arg("search", "coffee");
+  const databaseUrl = benchDatabaseUrl();
+
+  const sql = new pg.Client({ connectionString: databaseUrl });
+  await sql.connect();
+  const { rows: est } = await sql.query<{ n: string }>(`select reltuples::bigint::text as n from pg_class where relname = 'transactions'`);
+  if (!est[0] || Number(est[0].n) <= 0) throw new Error("the bench database is empty: run npm run bench:generate first");
+
+  const [corePort, restPort] = [await freePort(), await freePort()];
+  const env = { ...process.env, DATABASE_URL: databaseUrl, COFFER_CORE_PORT: String(corePort), COFFER_REST_PORT: String(restPort), COFFER_CORE_URL: `http://127.0.0.1:${corePort}` };
+  const core = start("core", ["core"], env);
+  const rest = start("rest", ["rest"], env);
+  const procs = [core, rest];
+  try {
+    const base = `http://127.0.0.1:${restPort}`;
+    await waitReady(`${base}/health/ready`, procs);
+    const apiKey = await run(["keys", "create", "--name", "bench", "--scope", "read_only"], env);
+
+    const get = async (qs: string): Promise<Page> => {
+      const res = await fetch(`${base}/api/v1/transactions?limit=${LIMIT}${qs}`, { headers: { "x-api-key": apiKey } });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`GET ${qs} → ${res.status} ${body}`);
+      return JSON.parse(body) as Page;
+    };
+
+    // The floor: the same keyset page, straight from the table.
+    const searchSql = `(t.provider_name ilike $1 or t.provider_merchant_name ilike $1)`;
+    const floorQuery = (withSearch: boolean, after: { d: string; i: string } | null) => {
+      const where = ["t.deleted_at is null"];
+      const params: unknown[] = [];
+      if (withSearch) {
+        params.push(`%${search}%`);
+        where.push(searchSql);
+      }
+      if (after) {
+        params.push(after.d, after.i);
+        where.push(`(t.date, t.id) < ($${params.length - 1}::date, $${params.length}::uuid)`);
+      }
+      return { text: `select * from transactions t where ${where.join(" and ")} order by t.date desc, t.id desc limit ${LIMIT + 1}`, values: params };
+    };
+
+    const results: { name: string; rest: { p50: number; p99: number }; floor: { p50: number; p99: number } }[] = [];
+    for (const withSearch of [false, true]) {
+      const qs = withSearch ? `&search=${encodeURIComponent(search)}` : "";
+      // First page.
+      const first = await get(qs);
+      const q1 = floorQuery(withSearch, null);
+      const floorIds = (await sql.query<{ id: string }>(q1)).rows.slice(0, LIMIT).map((r) => r.id);
+      if (JSON.stringify(floorIds) !== JSON.stringify(first.transactions.map((t) => t.id))) throw new Error("the floor query does not read the same first page");
+      results.push({
+        name: `first page${withSearch ? ` search=${search}` : ""}`,
+        rest: await measure(iterations, () => get(qs)),
+        floor: await measure(iterations, () => sql.query(q1)),
+      });
+      // Deep page: follow `depth` cursors, then read the next page with that one cursor again and again.
+      let page = first;
+      for (let i = 0; i < depth && page.has_more; i++) page = await get(`${qs}&cursor=${page.next_cursor}`);
+      if (!page.has_more) throw new Error(`fewer than ${depth + 1} pages${withSearch ? ` match search=${search}` : ""}`);
+      const cursor = page.next_cursor;
+      const position = JSON.parse(Buffer.from(cursor, "base64url").toString()) as { d: string; i: string };
+      const qd = floorQuery(withSearch, position);
+      const deep = await get(`${qs}&cursor=${cursor}`);
+      const deepFloorIds = (await sql.query<{ id: string }>(qd)).rows.slice(0, LIMIT).map((r) => r.id);
+      if (JSON.stringify(deepFloorIds) !== JSON.stringify(deep.transactions.map((t) => t.id))) throw new Error("the floor query does not read the same deep page");
+      results.push({
+        name: `page ${depth + 2} (${(depth + 1) * LIMIT} rows deep)${withSearch ? ` search=${search}` : ""}`,
+        rest: await measure(iterations, () => get(`${qs}&cursor=${cursor}`)),
+        floor: await measure(iterations, () => sql.query(qd)),
+      });
+    }
+
+    const { rows: size } = await sql.query<{ n: string }>(`select count(*)::text as n from transactions where deleted_at is null`);
+    const ms = (x: number) => x.toFixed(2).padStart(7);
+    const lines = [
+      `GET /api/v1/transactions?limit=${LIMIT} over ${Number(size[0].n).toLocaleString("en-US")} transactions, ${iterations} sequential requests each (after warm-up)`,
+      "",
+      `| scenario | REST p50 ms | REST p99 ms | SQL floor p50 ms | SQL floor p99 ms | p50 ratio | p99 ratio |`,
+      `|---|---:|---:|---:|---:|---:|---:|`,
+      ...results.map(
+        (r) =>
+          `| ${r.name} | ${ms(r.rest.p50)} | ${ms(r.rest.p99)} | ${ms(r.floor.p50)} | ${ms(r.floor.p99)} | ${(r.rest.p50 / r.floor.p50).toFixed(1)}x | ${(r.rest.p99 / r.floor.p99).toFixed(1)}x |`,
+      ),
+    ];
+    process.stdout.write(`${lines.join("\n")}\n`);
+  } finally {
+    for (const p of procs) if (p.child.exitCode === null) p.child.kill("SIGTERM");
+    await Promise.all(procs.map((p) => (p.child.exitCode === null ? new Promise((r) => p.child.once("exit", r)) : null)));
+    await sql.end();
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});
