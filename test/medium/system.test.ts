@@ -2,6 +2,7 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Health, HealthCheckResponse_ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
+import pg from "pg";
 import { expectCoreError } from "../helpers/core-error.js";
 import { startStack, type Stack } from "../helpers/stack.js";
 
@@ -50,5 +51,23 @@ describe("SystemService and gRPC health (core)", () => {
     expect(f.message).toBe("Internal error");
     await expectCoreError(t.core.system.checkReady({}), "UNAVAILABLE");
     await t.close().catch(() => undefined);
+  });
+
+  it("a database that stops accepting connections is UNAVAILABLE, over RPCs and readiness", async () => {
+    const t = await startStack();
+    const name = new URL(t.databaseUrl).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: t.databaseUrl.replace(/\/[^/]+$/, "/postgres") });
+    await admin.connect();
+    try {
+      await admin.query(`alter database ${name} allow_connections false`);
+      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [name]);
+      const f = await expectCoreError(t.core.users.listUsers({}, { headers: { "x-api-key": t.adminKey } }), "UNAVAILABLE");
+      expect(f.message).not.toMatch(/postgres|SQL|ECONN/i);
+      await expectCoreError(t.core.system.checkReady({}), "UNAVAILABLE");
+    } finally {
+      await admin.query(`alter database ${name} allow_connections true`);
+      await admin.end();
+      await t.close().catch(() => undefined);
+    }
   });
 });
