@@ -1,3 +1,4 @@
+import "./shared/protobuf-utf8.js";
 import { createConnectRouter, createContextValues } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import { fastify } from "fastify";

@@ -12,7 +12,9 @@
  * the REST/SQL ratio. Target: p50 under 25 ms, at most 3x the floor.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { arg, benchDatabaseUrl } from "./bench-db.js";
@@ -69,6 +71,16 @@ async function waitReady(url: string, procs: Proc[]): Promise<void> {
     if (dead) throw new Error(`coffer ${dead.name} exited: ${dead.tail.join("\n")}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${url}`);
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc; null where there is no /proc. */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in USER_HZ (100 on Linux)
+  } catch {
+    return null;
   }
 }
 
@@ -136,7 +148,15 @@ async function main() {
       return { text: `select * from transactions t where ${where.join(" and ")} order by t.date desc, t.id desc limit ${LIMIT + 1}`, values: params };
     };
 
-    const results: { name: string; rest: { p50: number; p99: number }; floor: { p50: number; p99: number } }[] = [];
+    const results: { name: string; rest: { p50: number; p99: number }; floor: { p50: number; p99: number }; cpu: string }[] = [];
+    /** Latency of `fn`, and the CPU the core and the gateway spent per request meanwhile (load-independent). */
+    const restRun = async (fn: () => Promise<unknown>) => {
+      const before = [cpuMs(core.child.pid), cpuMs(rest.child.pid)];
+      const m = await measure(iterations, fn);
+      const after = [cpuMs(core.child.pid), cpuMs(rest.child.pid)];
+      const per = (i: number) => (before[i] === null || after[i] === null ? "n/a" : ((after[i]! - before[i]!) / (iterations + Math.min(30, iterations))).toFixed(1));
+      return { m, cpu: `${per(0)} / ${per(1)}` };
+    };
     for (const withSearch of [false, true]) {
       const qs = withSearch ? `&search=${encodeURIComponent(search)}` : "";
       // First page.
@@ -144,11 +164,8 @@ async function main() {
       const q1 = floorQuery(withSearch, null);
       const floorIds = (await sql.query<{ id: string }>(q1)).rows.slice(0, LIMIT).map((r) => r.id);
       if (JSON.stringify(floorIds) !== JSON.stringify(first.transactions.map((t) => t.id))) throw new Error("the floor query does not read the same first page");
-      results.push({
-        name: `first page${withSearch ? ` search=${search}` : ""}`,
-        rest: await measure(iterations, () => get(qs)),
-        floor: await measure(iterations, () => sql.query(q1)),
-      });
+      const r1 = await restRun(() => get(qs));
+      results.push({ name: `first page${withSearch ? ` search=${search}` : ""}`, rest: r1.m, cpu: r1.cpu, floor: await measure(iterations, () => sql.query(q1)) });
       // Deep page: follow `depth` cursors, then read the next page with that one cursor again and again.
       let page = first;
       for (let i = 0; i < depth && page.has_more; i++) page = await get(`${qs}&cursor=${page.next_cursor}`);
@@ -159,9 +176,11 @@ async function main() {
       const deep = await get(`${qs}&cursor=${cursor}`);
       const deepFloorIds = (await sql.query<{ id: string }>(qd)).rows.slice(0, LIMIT).map((r) => r.id);
       if (JSON.stringify(deepFloorIds) !== JSON.stringify(deep.transactions.map((t) => t.id))) throw new Error("the floor query does not read the same deep page");
+      const r2 = await restRun(() => get(`${qs}&cursor=${cursor}`));
       results.push({
         name: `page ${depth + 2} (${(depth + 1) * LIMIT} rows deep)${withSearch ? ` search=${search}` : ""}`,
-        rest: await measure(iterations, () => get(`${qs}&cursor=${cursor}`)),
+        rest: r2.m,
+        cpu: r2.cpu,
         floor: await measure(iterations, () => sql.query(qd)),
       });
     }
@@ -171,12 +190,14 @@ async function main() {
     const lines = [
       `GET /api/v1/transactions?limit=${LIMIT} over ${Number(size[0].n).toLocaleString("en-US")} transactions, ${iterations} sequential requests each (after warm-up)`,
       "",
-      `| scenario | REST p50 ms | REST p99 ms | SQL floor p50 ms | SQL floor p99 ms | p50 ratio | p99 ratio |`,
-      `|---|---:|---:|---:|---:|---:|---:|`,
+      `| scenario | REST p50 ms | REST p99 ms | SQL floor p50 ms | SQL floor p99 ms | p50 ratio | p99 ratio | CPU ms/request core / REST |`,
+      `|---|---:|---:|---:|---:|---:|---:|---:|`,
       ...results.map(
         (r) =>
-          `| ${r.name} | ${ms(r.rest.p50)} | ${ms(r.rest.p99)} | ${ms(r.floor.p50)} | ${ms(r.floor.p99)} | ${(r.rest.p50 / r.floor.p50).toFixed(1)}x | ${(r.rest.p99 / r.floor.p99).toFixed(1)}x |`,
+          `| ${r.name} | ${ms(r.rest.p50)} | ${ms(r.rest.p99)} | ${ms(r.floor.p50)} | ${ms(r.floor.p99)} | ${(r.rest.p50 / r.floor.p50).toFixed(1)}x | ${(r.rest.p99 / r.floor.p99).toFixed(1)}x | ${r.cpu} |`,
       ),
+      "",
+      `load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")} on ${cpus().length} CPUs`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
   } finally {

@@ -1,3 +1,4 @@
+import "../../services/shared/protobuf-utf8.js";
 import { createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { Transport } from "@connectrpc/connect";
