@@ -159,6 +159,7 @@ describe("cursor pagination: the page contract", () => {
       Buffer.from('{"v":1}').toString("base64url"),
       first.nextCursor.slice(0, -3),
       forged({ d: "2026-13-45" }),
+      forged({ d: "2026-02-30" }),
       forged({ d: "yesterday" }),
       forged({ i: "not-a-uuid" }),
       forged({ w: "1:2:3" }),

@@ -122,7 +122,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const SNAPSHOT = /^(\d{1,20}):(\d{1,20}):((?:\d{1,20})(?:,\d{1,20})*)?$/;
 
-/** A pg_snapshot as PostgreSQL would accept it (xmin <= xip... < xmax, ascending), or null. */
+/** Whether `w` is a pg_snapshot PostgreSQL accepts: xmin <= xip... < xmax, ascending. */
 function validSnapshot(w: string): boolean {
   const m = SNAPSHOT.exec(w);
   if (!m) return false;
@@ -140,7 +140,9 @@ function validSnapshot(w: string): boolean {
 
 /** The cursor's position must be one Coffer could have issued, so SQL never sees a bad cast. */
 function checkPosition(c: CursorFields): void {
-  if (!DATE.test(c.d) || Number.isNaN(Date.parse(`${c.d}T00:00:00Z`)) || !UUID.test(c.i) || !validSnapshot(c.w)) {
+  const day = new Date(`${c.d}T00:00:00Z`);
+  const isDate = DATE.test(c.d) && !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === c.d;
+  if (!isDate || !UUID.test(c.i) || !validSnapshot(c.w)) {
     throw invalidCursor("cursor is malformed");
   }
 }
