@@ -13,10 +13,10 @@ import { parseId } from "../../ids/resolve-id.js";
 import { orUndef, ts } from "../../shared/proto.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations } from "../annotations.js";
+import { checkBatchSize, resolveTransactionIds } from "../transactions/batch-ids.js";
 
 export const COUNTERPARTY_TYPES = ["merchant", "person", "organization", "other"] as const;
 /** Most transactions one assign or unassign call may name. */
-export const MAX_TRANSACTION_IDS = 500;
 
 const nameTaken = (name: string) => new CofferError("CONFLICT", `A counterparty named "${name}" already exists`);
 const isNameTaken = (e: unknown) => e instanceof UniqueConstraintViolationException && /name/.test(e.message);
@@ -140,6 +140,7 @@ interface TargetRow {
   id: string;
   short_id: string;
   counterparty_id: string | null;
+  deleted: boolean;
 }
 
 /**
@@ -147,30 +148,17 @@ interface TargetRow {
  * that names no live transaction (malformed, unknown, deleted) is a 404.
  */
 async function lockTransactions(tx: Em, rawIds: string[]): Promise<TargetRow[]> {
-  if (rawIds.length === 0) throw validation("transaction_ids must name at least one transaction");
-  if (rawIds.length > MAX_TRANSACTION_IDS) throw validation(`transaction_ids may name at most ${MAX_TRANSACTION_IDS} transactions`);
-  const uuids: string[] = [];
-  const shortIds: string[] = [];
-  for (const raw of rawIds) {
-    const lookup = parseId(raw);
-    if (lookup?.column === "id") uuids.push(lookup.value);
-    else if (lookup?.column === "short_id") shortIds.push(lookup.value);
-  }
+  checkBatchSize(rawIds);
+  const ids = await resolveTransactionIds(tx, rawIds);
   const rows = await query<TargetRow>(
     tx,
-    `select id, short_id, counterparty_id from transactions
-     where deleted_at is null and (id = any(?::uuid[]) or short_id = any(?::text[]))
-     order by id for update`,
-    [pgArray(uuids), pgArray(shortIds)],
+    `select id, short_id, counterparty_id, deleted_at is not null as deleted from transactions
+     where id = any(?::uuid[]) order by id for update`,
+    [pgArray(ids)],
   );
-  const known = new Set(rows.flatMap((r) => [r.id, r.short_id]));
-  const missing = rawIds.filter((raw) => {
-    const lookup = parseId(raw);
-    return !lookup || !known.has(lookup.value);
-  });
-  if (missing.length > 0) {
-    const shown = missing.slice(0, 5).map((m) => JSON.stringify(m.slice(0, 40))).join(", ");
-    throw new CofferError("NOT_FOUND", `Transaction not found: ${shown}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}; nothing was changed`);
+  // Deleted between resolving and locking: still all or nothing.
+  if (rows.length < ids.length || rows.some((r) => r.deleted)) {
+    throw new CofferError("NOT_FOUND", "A transaction was deleted meanwhile; nothing was changed");
   }
   return rows;
 }
