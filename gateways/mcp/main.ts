@@ -1,17 +1,4 @@
-import { VERSION } from "../../services/config.js";
-import { coreClients, coreTransport } from "../shared/core-client.js";
+import { runGateway } from "../shared/run-gateway.js";
 import { buildMcpApp } from "./http.js";
 
-export async function runMcpHttp(env: NodeJS.ProcessEnv = process.env) {
-  const port = Number(env.COFFER_MCP_PORT ?? 8090);
-  const coreUrl = env.COFFER_CORE_URL ?? `http://127.0.0.1:${env.COFFER_CORE_PORT ?? 7100}`;
-  const app = await buildMcpApp({ core: coreClients(coreTransport(coreUrl)), version: VERSION });
-  await app.listen({ port, host: env.COFFER_HOST ?? "127.0.0.1" });
-  const stop = async () => {
-    await app.close();
-    process.exit(0);
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
-  return app;
-}
+export const runMcpHttp = (env: NodeJS.ProcessEnv = process.env) => runGateway(env, "COFFER_MCP_PORT", 8090, buildMcpApp);
