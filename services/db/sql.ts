@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Knex } from "@mikro-orm/postgresql";
 import type { Em } from "./orm.js";
 
@@ -5,8 +6,37 @@ import type { Em } from "./orm.js";
  * Parameterized raw SQL (`?` placeholders) on the entity manager's connection,
  * inside its current transaction when there is one. The only way raw SQL is run.
  */
-export async function query<T = Record<string, unknown>>(em: Em, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function query<T = Record<string, unknown>>(
+  em: Em,
+  sql: string,
+  params: unknown[] = [],
+  opts: { prepare?: boolean } = {},
+): Promise<T[]> {
+  if (opts.prepare && !em.getTransactionContext()) return prepared<T>(em, sql, params);
   return (await em.getConnection().execute(sql, params as never[], "all", em.getTransactionContext())) as T[];
+}
+
+interface PgConnection {
+  query(q: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * The hot reads (every RPC's key lookup, every transaction page) run as named
+ * prepared statements: each pooled connection parses a statement once and
+ * PostgreSQL caches its analysis, which saves a few milliseconds of planning
+ * work per call on the transaction page. The name is derived from the SQL text.
+ */
+async function prepared<T>(em: Em, sql: string, params: unknown[]): Promise<T[]> {
+  const knex = em.getKnex();
+  const native = knex.raw(sql, params as never[]).toSQL().toNative();
+  const name = `coffer_${createHash("sha1").update(native.sql).digest("hex").slice(0, 24)}`;
+  const client = knex.client as unknown as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
+  const conn = await client.acquireConnection();
+  try {
+    return (await conn.query({ name, text: native.sql, values: native.bindings })).rows as T[];
+  } finally {
+    await client.releaseConnection(conn);
+  }
 }
 
 /** A knex query builder bound to the entity manager's current transaction. */

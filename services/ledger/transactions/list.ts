@@ -87,7 +87,7 @@ async function currentPage(em: Em, filter: ResolvedFilter, by: SortField, order:
     by === "date"
       ? rowsOf(`select t.id from transactions t where ${where} order by ${orderBy("t", by, order)} limit ?`)
       : `select ${COLS} from transactions t where ${where} order by ${orderBy("t", by, order)} limit ?`;
-  return query<PageRow>(em, presented(inner, by, order), [...filter.params, fetch]);
+  return query<PageRow>(em, presented(inner, by, order), [...filter.params, fetch], { prepare: true });
 }
 
 /**
@@ -118,7 +118,7 @@ async function snapshotPage(em: Em, filter: ResolvedFilter, order: SortOrder, c:
     c.w, c.w, c.w, ...filter.params, c.d, c.i, fetch,
     fetch,
   ];
-  return query<PageRow>(em, presented(inner, "date", order), params);
+  return query<PageRow>(em, presented(inner, "date", order), params, { prepare: true });
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
