@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { openDatabase } from "../db/embedded.js";
-import { migrate, openOrm } from "../db/orm.js";
 
 const BIN = fileURLToPath(new URL("../../bin/coffer.js", import.meta.url));
 
@@ -21,19 +20,14 @@ async function waitFor(url: string, timeoutMs: number): Promise<void> {
 
 /**
  * `coffer start`: one supervisor for the three processes. Opens the database
- * (embedded unless DATABASE_URL is set), migrates, starts the core, then the
+ * (embedded unless DATABASE_URL is set), starts the core (which applies the
+ * migrations before it listens, under a lock), then the
  * REST and MCP gateways, and stops everything cleanly on Ctrl-C.
  */
 export async function start(env: NodeJS.ProcessEnv) {
   const began = Date.now();
   const say = (m: string) => process.stderr.write(`${m}\n`);
   const db = await openDatabase(env, say);
-  const orm = await openOrm(db.url, 1);
-  try {
-    await migrate(orm);
-  } finally {
-    await orm.close();
-  }
 
   const corePort = env.COFFER_CORE_PORT ?? "7100";
   const restPort = env.COFFER_REST_PORT ?? "8080";
