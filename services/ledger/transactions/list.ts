@@ -66,6 +66,17 @@ const COLS = cols("t");
  */
 const rowsOf = (keys: string) => `select ${cols("r")} from (${keys}) k join transactions r on r.id = k.id`;
 
+/**
+ * The page size is written into the SQL rather than bound: a statement without
+ * parameters (the unfiltered first page) then keeps one cached plan, where a
+ * bound LIMIT made PostgreSQL plan every call again (a generic plan for an
+ * unknown LIMIT is far worse, so it never switched). Only validated integers get here.
+ */
+function sqlInt(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`not a page size: ${n}`);
+  return String(n);
+}
+
 type PageRow = TransactionViewRow & { snapshot: string; read_at: string };
 
 /**
@@ -85,9 +96,9 @@ async function currentPage(em: Em, filter: ResolvedFilter, by: SortField, order:
   const where = `t.deleted_at is null and (${filter.sql})`;
   const inner =
     by === "date"
-      ? rowsOf(`select t.id from transactions t where ${where} order by ${orderBy("t", by, order)} limit ?`)
-      : `select ${COLS} from transactions t where ${where} order by ${orderBy("t", by, order)} limit ?`;
-  return query<PageRow>(em, presented(inner, by, order), [...filter.params, fetch], { prepare: true });
+      ? rowsOf(`select t.id from transactions t where ${where} order by ${orderBy("t", by, order)} limit ${sqlInt(fetch)}`)
+      : `select ${COLS} from transactions t where ${where} order by ${orderBy("t", by, order)} limit ${sqlInt(fetch)}`;
+  return query<PageRow>(em, presented(inner, by, order), filter.params, { prepare: true });
 }
 
 /**
@@ -104,19 +115,18 @@ async function snapshotPage(em: Em, filter: ResolvedFilter, order: SortOrder, c:
       (${rowsOf(`select t.id from transactions t
         where t.deleted_at is null and pg_visible_in_snapshot(t.xact, ?::pg_snapshot)
           and (${filter.sql}) and ${keyset}
-        order by ${sort} limit ?`)})
+        order by ${sort} limit ${sqlInt(fetch)}`)})
       union all
       (select ${COLS} from transaction_versions t
         where t.superseded_xact >= pg_snapshot_xmin(?::pg_snapshot)
           and not pg_visible_in_snapshot(t.superseded_xact, ?::pg_snapshot)
           and pg_visible_in_snapshot(t.xact, ?::pg_snapshot)
           and t.deleted_at is null and (${filter.sql}) and ${keyset}
-        order by ${sort} limit ?)
-    ) t order by ${sort} limit ?`;
+        order by ${sort} limit ${sqlInt(fetch)})
+    ) t order by ${sort} limit ${sqlInt(fetch)}`;
   const params = [
-    c.w, ...filter.params, c.d, c.i, fetch,
-    c.w, c.w, c.w, ...filter.params, c.d, c.i, fetch,
-    fetch,
+    c.w, ...filter.params, c.d, c.i,
+    c.w, c.w, c.w, ...filter.params, c.d, c.i,
   ];
   return query<PageRow>(em, presented(inner, "date", order), params, { prepare: true });
 }
