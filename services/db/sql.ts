@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { ForeignKeyConstraintViolationException } from "@mikro-orm/core";
 import type { Knex } from "@mikro-orm/postgresql";
 import type { Em } from "./orm.js";
 
@@ -53,4 +54,14 @@ export function table(em: Em, name: string): Knex.QueryBuilder {
  */
 export function pgArray(values: readonly string[]): string {
   return `{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
+}
+
+/**
+ * A write refused by a foreign key. PostgreSQL reports an ON DELETE RESTRICT
+ * refusal as 23001 (restrict_violation) from version 18 on and as 23503
+ * (foreign_key_violation) before; MikroORM only recognises the latter.
+ */
+export function isForeignKeyViolation(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return e instanceof ForeignKeyConstraintViolationException || code === "23503" || code === "23001";
 }

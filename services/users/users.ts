@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from "@mikro-orm/core";
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { isForeignKeyViolation } from "../db/sql.js";
 import { UserSchema as UserMsgSchema, type User as UserMsg } from "../../gen/coffer/v1/users_pb.js";
 import { UserSchema, type User } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
@@ -70,7 +71,7 @@ export async function deleteUser(em: Em, raw: string): Promise<void> {
   try {
     await em.nativeDelete(UserSchema, { id: user.id });
   } catch (e) {
-    if (e instanceof ForeignKeyConstraintViolationException) {
+    if (isForeignKeyViolation(e)) {
       throw new CofferError("CONFLICT", "This user still owns data (accounts, connections or API keys); remove or reassign it first");
     }
     throw e;

@@ -1,9 +1,8 @@
 import { create } from "@bufbuild/protobuf";
-import { ForeignKeyConstraintViolationException } from "@mikro-orm/core";
 import { CategorySchema as CategoryMsgSchema, type Category as CategoryMsg } from "../../../gen/coffer/v1/categories_pb.js";
 import { CategorySchema, type Category } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { query } from "../../db/sql.js";
+import { isForeignKeyViolation, query } from "../../db/sql.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";
@@ -220,7 +219,7 @@ async function deleteRow(tx: Em, c: Category): Promise<void> {
     await tx.nativeDelete(CategorySchema, { id: c.id });
   } catch (e) {
     // A child added concurrently: the parent_id foreign key refuses the delete.
-    if (e instanceof ForeignKeyConstraintViolationException) throw new CofferError("CONFLICT", `"${c.slug}" has child categories`);
+    if (isForeignKeyViolation(e)) throw new CofferError("CONFLICT", `"${c.slug}" has child categories`);
     throw e;
   }
 }

@@ -1,8 +1,7 @@
-import { ForeignKeyConstraintViolationException } from "@mikro-orm/core";
 import type { Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
 import type { CategorySource } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { pgArray, query } from "../../db/sql.js";
+import { isForeignKeyViolation, pgArray, query } from "../../db/sql.js";
 import { CofferError, validation } from "../../errors/coffer-error.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations } from "../annotations.js";
@@ -44,7 +43,7 @@ const sourceOf = (actor: Actor): CategorySource => actor.type;
 /** A category deleted between validation and the update: the same answer as an unknown slug. */
 function categoryGone(slug: string) {
   return (e: unknown): never => {
-    if (e instanceof ForeignKeyConstraintViolationException) throw validation(`Unknown category_slug ${quoted(slug)}`);
+    if (isForeignKeyViolation(e)) throw validation(`Unknown category_slug ${quoted(slug)}`);
     throw e;
   };
 }
