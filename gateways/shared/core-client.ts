@@ -1,5 +1,5 @@
 import "../../services/shared/protobuf-utf8.js";
-import { createClient, type Client } from "@connectrpc/connect";
+import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { Transport } from "@connectrpc/connect";
 import { ApiKeyService, DeviceCodeService } from "../../gen/coffer/v1/auth_pb.js";
@@ -32,7 +32,6 @@ export function coreClients(transport: Transport) {
 }
 
 export type CoreClients = ReturnType<typeof coreClients>;
-export type { Client };
 
 /** Per-call options: the caller's key and the request id travel to the core as headers. */
 export interface CallOptions {
