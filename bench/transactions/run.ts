@@ -40,9 +40,13 @@ interface Proc {
   tail: string[];
 }
 
+/** `--profile DIR` writes a V8 CPU profile of the core and the gateway there (open it in Chrome DevTools). */
+const profileDir = arg("profile", "");
+
 function start(name: string, args: string[], env: NodeJS.ProcessEnv): Proc {
+  const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}/${name}`] : [];
   // stdout (the JSON request log) is discarded; stderr is kept for a failure report.
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
   const tail: string[] = [];
   child.stderr!.on("data", (c: Buffer) => tail.push(...c.toString().split("\n").slice(-20)));
   return { name, child, tail };
@@ -133,12 +137,13 @@ async function main() {
     };
 
     // The floor: the same keyset page, straight from the table.
-    const searchSql = `(t.provider_name ilike $1 or t.provider_merchant_name ilike $1)`;
+    // The best plain SQL for the search: a LIKE on the lower-cased names (migration 0004).
+    const searchSql = `t.search_text like $1`;
     const floorQuery = (withSearch: boolean, after: { d: string; i: string } | null) => {
       const where = ["t.deleted_at is null"];
       const params: unknown[] = [];
       if (withSearch) {
-        params.push(`%${search}%`);
+        params.push(`%${search.toLowerCase()}%`);
         where.push(searchSql);
       }
       if (after) {

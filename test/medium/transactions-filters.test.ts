@@ -162,6 +162,21 @@ describe("transaction filters", () => {
     expect(await names({ search: " , " })).toEqual(ALL);
   });
 
+  it("search contains never matches across the name and the merchant name, and folds non-ASCII case", async () => {
+    // search_text joins the two names with U+001F; a term ending one and starting the other finds nothing.
+    expect(await names({ search: "#123starbucks" })).toEqual([]);
+    expect(await names({ search: "#123\u001fstarbucks" })).toEqual([]);
+    expect(await names({ search: "#123 starbucks" })).toEqual([]);
+    expect(await names({ search: "#123" })).toEqual(["STARBUCKS #123"]);
+    await query(em(), `update transactions set provider_merchant_name = 'Café ÉCLAIR' where provider_name = 'Corner Bakery'`);
+    try {
+      expect(await names({ search: "CAFÉ éclair" })).toEqual(["Corner Bakery"]);
+      expect(await names({ search: "éclair", searchMode: "words" })).toEqual(["Corner Bakery"]);
+    } finally {
+      await query(em(), `update transactions set provider_merchant_name = null where provider_name = 'Corner Bakery'`);
+    }
+  });
+
   it("search contains takes % and _ literally", async () => {
     expect(await names({ search: "%" })).toEqual(["100% Pure_Juice"]);
     expect(await names({ search: "_" })).toEqual(["100% Pure_Juice"]);

@@ -4,6 +4,7 @@ import {
   TransactionSchema,
   type TransactionFilterSchema,
 } from "../../../gen/coffer/v1/transactions_pb.js";
+import { listTransactions } from "../../shared/core-client.js";
 import { toRest } from "../../shared/rest-json.js";
 import type { RestRoute } from "../route.js";
 
@@ -67,7 +68,8 @@ export const transactionReadRoutes: RestRoute[] = [
       }),
     },
     async handler({ core, opts, query }) {
-      const r = await core.transactions.listTransactions(
+      const r = await listTransactions(
+        core,
         { filter: filterOf(query), limit: query.limit ?? 0, cursor: query.cursor ?? "", sortBy: query.sort_by ?? "", sortOrder: query.sort_order ?? "" },
         opts,
       );

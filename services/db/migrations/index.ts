@@ -1,6 +1,7 @@
 import { Migration0001Foundation } from "./Migration0001Foundation.js";
 import { Migration0002Ledger } from "./Migration0002Ledger.js";
 import { Migration0003TransactionSnapshots } from "./Migration0003TransactionSnapshots.js";
+import { Migration0004SearchText } from "./Migration0004SearchText.js";
 
 /**
  * Static list of migrations, in order. umzug's dynamic import cannot load .ts
@@ -10,4 +11,5 @@ export const migrationsList = [
   { name: "Migration0001Foundation", class: Migration0001Foundation },
   { name: "Migration0002Ledger", class: Migration0002Ledger },
   { name: "Migration0003TransactionSnapshots", class: Migration0003TransactionSnapshots },
+  { name: "Migration0004SearchText", class: Migration0004SearchText },
 ];

@@ -73,7 +73,8 @@ function parseSlugs(raw: string[], field: string): string[] {
 
 function parseSearch(raw: string): string[] {
   if (raw.length > MAX_SEARCH_LENGTH) throw invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`);
-  const terms = [...new Set(raw.split(",").map((t) => t.trim().replace(/\s+/g, " ").toLowerCase()).filter((t) => t !== ""))];
+  // Control characters count as spaces: U+001F separates the two names in search_text.
+  const terms = [...new Set(raw.split(",").map((t) => t.replace(/[\s\x00-\x1f]+/g, " ").trim().toLowerCase()).filter((t) => t !== ""))];
   if (terms.length > MAX_SEARCH_TERMS) throw invalid(`search accepts at most ${MAX_SEARCH_TERMS} comma-separated terms`);
   return terms;
 }
@@ -85,7 +86,7 @@ function parseSearchMode(raw: string | undefined): SearchMode {
   return mode as SearchMode;
 }
 
-/** ILIKE pattern matching `term` anywhere, with LIKE's own wildcards taken literally. */
+/** LIKE pattern matching `term` anywhere, with LIKE's own wildcards taken literally. */
 export const containsPattern = (term: string) => `%${term.replace(/[\\%_]/g, "\\$&")}%`;
 
 /**
@@ -94,18 +95,26 @@ export const containsPattern = (term: string) => `%${term.replace(/[\\%_]/g, "\\
  */
 export const wholeWordPattern = (word: string) => `(^|[^[:alnum:]])${word.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}([^[:alnum:]]|$)`;
 
-/** The SQL (and params) matching one search term in the name or the merchant name. */
+/**
+ * The SQL (and params) matching one search term in the name or the merchant
+ * name. `search_text` is both names lower-cased (Migration0004SearchText);
+ * the pattern is lower-cased by PostgreSQL too, so both sides fold alike.
+ */
 function searchTermSql(term: string, mode: SearchMode): { sql: string; params: unknown[] } {
   switch (mode) {
-    case "contains": {
-      const p = containsPattern(term);
-      return { sql: `(t.provider_name ilike ? or t.provider_merchant_name ilike ?)`, params: [p, p] };
-    }
+    case "contains":
+      return { sql: `t.search_text like lower(?)`, params: [containsPattern(term)] };
     case "words": {
-      // Every word of the term, as a whole word, in the same field.
-      const words = term.split(" ").map(wholeWordPattern);
+      // Every word of the term, as a whole word, in the same field. The LIKE prefilter reads
+      // only the index; the regexes run on the rows that contain every word at all.
+      const split = term.split(" ");
+      const words = split.map(wholeWordPattern);
       const all = (col: string) => words.map(() => `${col} ~* ?`).join(" and ");
-      return { sql: `((${all("t.provider_name")}) or (${all("t.provider_merchant_name")}))`, params: [...words, ...words] };
+      const prefilter = split.map(() => `t.search_text like lower(?)`).join(" and ");
+      return {
+        sql: `(${prefilter} and ((${all("t.provider_name")}) or (${all("t.provider_merchant_name")})))`,
+        params: [...split.map(containsPattern), ...words, ...words],
+      };
     }
     case "fuzzy":
       // pg_trgm word similarity (threshold pg_trgm.word_similarity_threshold, default 0.6); uses the trigram indexes.

@@ -1,22 +1,21 @@
-import type { ServiceImpl } from "@connectrpc/connect";
-import type { TransactionService } from "../../../gen/coffer/v1/transactions_pb.js";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { TransactionPageService } from "../../../gen/coffer/internal/v1/pages_pb.js";
+import { TransactionSchema, type ListTransactionsRequest, type TransactionService } from "../../../gen/coffer/v1/transactions_pb.js";
 import { emOf, kLog } from "../../context.js";
 import type { CoreDeps } from "../../deps.js";
+import { wireCodec } from "../../shared/wire-codec.js";
 import { countTransactions } from "./count.js";
-import { listTransactions, purgeTransactionVersionsSoon } from "./list.js";
+import { listTransactions, purgeTransactionVersionsSoon, type ListResult } from "./list.js";
 import { summarizeTransactions } from "./summary.js";
 import { loadTransaction, resolveTransactionId } from "./view.js";
+
+const transactionCodec = wireCodec(TransactionSchema);
 
 /** TransactionService reads: list (cursor-paginated), count, summary, get. */
 export function transactionReadHandlers(deps: CoreDeps): Partial<ServiceImpl<typeof TransactionService>> {
   return {
     async listTransactions(req, ctx) {
-      const page = await listTransactions(emOf(ctx), req);
-      purgeTransactionVersionsSoon(
-        () => deps.orm.em.fork(),
-        (err) => ctx.values.get(kLog)?.warn({ err }, "purging old transaction versions failed"),
-      );
-      return page;
+      return await listPage(deps, req, ctx);
     },
     async countTransactions(req, ctx) {
       return { count: await countTransactions(emOf(ctx), req.filter) };
@@ -29,4 +28,23 @@ export function transactionReadHandlers(deps: CoreDeps): Partial<ServiceImpl<typ
       return { transaction: await loadTransaction(em, await resolveTransactionId(em, req.id)) };
     },
   };
+}
+
+/** The gateways' list call (proto/coffer/internal/v1/pages.proto): the same page, each transaction encoded by the compiled codec. */
+export function transactionPageHandlers(deps: CoreDeps): ServiceImpl<typeof TransactionPageService> {
+  return {
+    async listTransactionPage(req, ctx) {
+      const page = await listPage(deps, req.list ?? { filter: undefined, limit: 0, cursor: "", sortBy: "", sortOrder: "" }, ctx);
+      return { transactions: page.transactions.map((t) => transactionCodec.encode(t)), nextCursor: page.nextCursor, hasMore: page.hasMore };
+    },
+  };
+}
+
+async function listPage(deps: CoreDeps, req: Pick<ListTransactionsRequest, "filter" | "limit" | "cursor" | "sortBy" | "sortOrder">, ctx: HandlerContext): Promise<ListResult> {
+  const page = await listTransactions(emOf(ctx), req);
+  purgeTransactionVersionsSoon(
+    () => deps.orm.em.fork(),
+    (err) => ctx.values.get(kLog)?.warn({ err }, "purging old transaction versions failed"),
+  );
+  return page;
 }
