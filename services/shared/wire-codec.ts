@@ -1,21 +1,24 @@
 import { ScalarType, type DescField, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 
 /**
- * A protobuf binary codec compiled once per message type from its protobuf-es
- * descriptor: the per-field decisions (wire type, tag bytes, presence rule,
- * zero value) are made when the codec is built, not on every field visit as
- * protobuf-es's reflective toBinary/fromBinary do, and a message is written
- * into one growing buffer instead of one chunk list per nested message.
- * Encoding and decoding a page of 100 transactions is roughly ten times
- * cheaper (see bench/transactions/README.md).
+ * A protobuf binary codec compiled per message type from its protobuf-es
+ * descriptor into plain JavaScript (one encode and one decode function per
+ * type, built with `new Function` from the descriptor only, never from data).
+ * protobuf-es's toBinary/fromBinary are reflective: every field visit asks the
+ * descriptor what to do, and every nested message is written into its own
+ * chunk list and copied. Here those decisions are made once, fields are read
+ * and written by name, and a message is written into one growing buffer.
+ * For a page of 100 transactions that is several times cheaper (figures in
+ * bench/transactions/README.md).
  *
- * It reads and writes the same shapes protobuf-es does (proto3 implicit and
+ * It reads and writes the shapes protobuf-es does (proto3 implicit and
  * explicit presence, oneofs as {case, value}, int64 as bigint or string,
- * google.protobuf.Struct fields as plain JSON objects), and its bytes are the
- * canonical encoding (test/unit/wire-codec.test.ts checks both against
- * protobuf-es for every message of the contract). Unknown fields are skipped.
- * Not supported, and refused when a codec is built: proto2 groups and the
- * wrapper types' unwrapped form (the contract uses neither).
+ * google.protobuf.Struct fields as plain JSON objects), and writes the same
+ * canonical bytes: test/unit/wire-codec.test.ts checks both against
+ * protobuf-es for every message of the contract and a message with every
+ * field kind. Unknown fields are skipped. Refused when a codec is built:
+ * group encoding and the wrapper types' unwrapped form (the contract uses
+ * neither).
  */
 
 export interface WireCodec<Desc extends DescMessage> {
@@ -31,6 +34,10 @@ const enum Wire {
 }
 
 type Obj = Record<string, unknown>;
+type Encode = (w: Writer, m: Obj) => void;
+type Decode = (r: Reader) => Obj;
+
+const MAX_DEPTH = 100;
 
 // ---------------------------------------------------------------- writing
 
@@ -39,21 +46,28 @@ class Writer {
   pos = 0;
 
   ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
+    if (this.pos + n > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+      this.buf.copy(next, 0, 0, this.pos);
+      this.buf = next;
+    }
+  }
+
+  tag1(a: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = a;
+  }
+
+  tag2(a: number, b: number): void {
+    this.ensure(2);
+    this.buf[this.pos++] = a;
+    this.buf[this.pos++] = b;
   }
 
   raw(bytes: Uint8Array): void {
-    const n = bytes.length;
-    this.ensure(n);
-    // Tags are one or two bytes: a loop beats a native set() call for those.
-    if (n <= 16) for (let i = 0; i < n; i++) this.buf[this.pos++] = bytes[i];
-    else {
-      this.buf.set(bytes, this.pos);
-      this.pos += n;
-    }
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
   }
 
   /** An unsigned varint below 2^53. */
@@ -66,7 +80,7 @@ class Writer {
     this.buf[this.pos++] = n;
   }
 
-  /** A 64-bit two's complement varint (int32 and enums are sign-extended to 64 bits on the wire). */
+  /** A 64-bit two's complement varint. */
   varint64(n: bigint): void {
     let v = BigInt.asUintN(64, n);
     this.ensure(10);
@@ -77,18 +91,83 @@ class Writer {
     this.buf[this.pos++] = Number(v);
   }
 
+  bool(v: boolean): void {
+    this.tag1(v ? 1 : 0);
+  }
+
+  /** int32 and enums: negative values are sign-extended to 64 bits on the wire. */
   int32(n: number): void {
     if (n >= 0) this.uvarint(n);
     else this.varint64(BigInt(n));
   }
 
+  uint32(n: number): void {
+    this.uvarint(n >>> 0);
+  }
+
+  sint32(n: number): void {
+    this.uvarint(((n << 1) ^ (n >> 31)) >>> 0);
+  }
+
+  /** int64 and uint64, as bigint or decimal string; the common small non-negative case without BigInt arithmetic. */
+  int64(v: bigint | string): void {
+    const n = Number(v);
+    if (n >= 0 && Number.isSafeInteger(n)) this.uvarint(n);
+    else this.varint64(BigInt(v));
+  }
+
+  sint64(v: bigint | string): void {
+    const n = BigInt(v);
+    this.varint64((n << 1n) ^ (n >> 63n));
+  }
+
+  double(v: number): void {
+    this.ensure(8);
+    this.pos = this.buf.writeDoubleLE(v, this.pos);
+  }
+
+  float(v: number): void {
+    this.ensure(4);
+    this.pos = this.buf.writeFloatLE(v, this.pos);
+  }
+
+  fixed32(v: number): void {
+    this.ensure(4);
+    this.pos = this.buf.writeUInt32LE(v >>> 0, this.pos);
+  }
+
+  sfixed32(v: number): void {
+    this.ensure(4);
+    this.pos = this.buf.writeInt32LE(v, this.pos);
+  }
+
+  fixed64(v: bigint | string): void {
+    this.ensure(8);
+    this.pos = this.buf.writeBigUInt64LE(BigInt.asUintN(64, BigInt(v)), this.pos);
+  }
+
+  sfixed64(v: bigint | string): void {
+    this.ensure(8);
+    this.pos = this.buf.writeBigInt64LE(BigInt.asIntN(64, BigInt(v)), this.pos);
+  }
+
   string(s: string): void {
     // Up to 42 UTF-16 units never take more than 127 UTF-8 bytes: one length byte, no measuring pass.
-    if (s.length <= 42) {
-      this.ensure(1 + s.length * 3);
-      const n = this.buf.write(s, this.pos + 1, "utf8");
-      this.buf[this.pos] = n;
-      this.pos += 1 + n;
+    const len = s.length;
+    if (len <= 42) {
+      this.ensure(1 + len * 3);
+      const buf = this.buf;
+      const start = this.pos + 1;
+      // ASCII (most of a transaction's strings) is copied here: cheaper than a native call per string.
+      let i = 0;
+      for (; i < len; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[start + i] = c;
+      }
+      const n = i === len ? len : buf.write(s, start, "utf8");
+      buf[this.pos] = n;
+      this.pos = start + n;
       return;
     }
     const n = Buffer.byteLength(s, "utf8");
@@ -97,19 +176,29 @@ class Writer {
     this.pos += this.buf.write(s, this.pos, "utf8");
   }
 
-  /** Writes a length-delimited body with `body`, then its length in front, moving the body if the length needs more than one byte. */
-  delimited(body: () => void): void {
+  bytes(b: Uint8Array): void {
+    this.uvarint(b.length);
+    this.raw(b);
+  }
+
+  /** Reserves one byte for the length of what follows; `end` writes it. */
+  begin(): number {
     this.ensure(1);
-    const start = this.pos++;
-    body();
+    return this.pos++;
+  }
+
+  /** Writes the length of what was written since `begin`, moving it along if the length needs more than one byte. */
+  end(start: number): void {
     const len = this.pos - start - 1;
-    const extra = varintSize(len) - 1;
-    if (extra > 0) {
-      this.ensure(extra);
-      this.buf.copyWithin(start + 1 + extra, start + 1, this.pos);
-      this.pos += extra;
+    if (len < 0x80) {
+      this.buf[start] = len;
+      return;
     }
-    const end = this.pos;
+    let size = 1;
+    for (let n = len; n > 0x7f; n = Math.floor(n / 128)) size++;
+    this.ensure(size - 1);
+    this.buf.copyWithin(start + size, start + 1, this.pos);
+    const end = this.pos + size - 1;
     this.pos = start;
     this.uvarint(len);
     this.pos = end;
@@ -123,20 +212,309 @@ class Writer {
   }
 }
 
-function varintSize(n: number): number {
-  let size = 1;
-  while (n > 0x7f) {
-    n = Math.floor(n / 128);
-    size++;
+// ---------------------------------------------------------------- reading
+
+class Reader {
+  pos = 0;
+  depth = 0;
+  constructor(
+    readonly buf: Buffer,
+    public end: number,
+  ) {}
+
+  fail(what: string): never {
+    throw new Error(`wire-codec: ${what}`);
   }
-  return size;
+
+  /** A varint's low 32 bits, unsigned (int32 and enums read it `| 0`); longer varints are consumed whole. */
+  uvarint(): number {
+    const buf = this.buf;
+    if (this.pos >= this.end) this.fail("premature end of data");
+    let b = buf[this.pos++];
+    if (b < 0x80) return b;
+    let v = b & 0x7f;
+    for (let shift = 7; shift < 28; shift += 7) {
+      if (this.pos >= this.end) this.fail("premature end of data");
+      b = buf[this.pos++];
+      v |= (b & 0x7f) << shift;
+      if (b < 0x80) return v >>> 0;
+    }
+    if (this.pos >= this.end) this.fail("premature end of data");
+    b = buf[this.pos++];
+    v |= (b & 0x0f) << 28;
+    for (let i = 5; b >= 0x80; i++) {
+      if (i === 10) this.fail("varint longer than 10 bytes");
+      if (this.pos >= this.end) this.fail("premature end of data");
+      b = buf[this.pos++];
+    }
+    return v >>> 0;
+  }
+
+  /** A varint as an unsigned 64-bit bigint. */
+  varint64(): bigint {
+    const start = this.pos;
+    // Up to 7 bytes (49 bits) fit a double exactly: no BigInt arithmetic for the common case.
+    let n = 0;
+    let mul = 1;
+    for (let i = 0; i < 7; i++) {
+      if (this.pos >= this.end) this.fail("premature end of data");
+      const b = this.buf[this.pos++];
+      n += (b & 0x7f) * mul;
+      if (b < 0x80) return BigInt(n);
+      mul *= 128;
+    }
+    this.pos = start;
+    let v = 0n;
+    let shift = 0n;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) this.fail("premature end of data");
+      const b = this.buf[this.pos++];
+      v |= BigInt(b & 0x7f) << shift;
+      if (b < 0x80) return BigInt.asUintN(64, v);
+      shift += 7n;
+    }
+    return this.fail("varint longer than 10 bytes");
+  }
+
+  int64(): bigint {
+    return BigInt.asIntN(64, this.varint64());
+  }
+
+  sint64(): bigint {
+    const n = this.varint64();
+    return (n >> 1n) ^ -(n & 1n);
+  }
+
+  sint32(): number {
+    const n = this.uvarint();
+    return (n >>> 1) ^ -(n & 1);
+  }
+
+  /** Start offset of the next `n` bytes, which are skipped. */
+  take(n: number): number {
+    const start = this.pos;
+    if (start + n > this.end) this.fail("premature end of data");
+    this.pos += n;
+    return start;
+  }
+
+  double(): number {
+    return this.buf.readDoubleLE(this.take(8));
+  }
+
+  float(): number {
+    return this.buf.readFloatLE(this.take(4));
+  }
+
+  fixed32(): number {
+    return this.buf.readUInt32LE(this.take(4));
+  }
+
+  sfixed32(): number {
+    return this.buf.readInt32LE(this.take(4));
+  }
+
+  fixed64(): bigint {
+    return this.buf.readBigUInt64LE(this.take(8));
+  }
+
+  sfixed64(): bigint {
+    return this.buf.readBigInt64LE(this.take(8));
+  }
+
+  string(): string {
+    const len = this.uvarint();
+    const start = this.take(len);
+    // Short ASCII strings (most of a transaction's) are cheaper to build here than through a native call.
+    if (len <= 24) {
+      let s = "";
+      for (let i = start; i < start + len; i++) {
+        const c = this.buf[i];
+        if (c >= 0x80) return this.buf.toString("utf8", start, start + len);
+        s += String.fromCharCode(c);
+      }
+      return s;
+    }
+    return this.buf.toString("utf8", start, start + len);
+  }
+
+  bytes(): Uint8Array {
+    const len = this.uvarint();
+    const start = this.take(len);
+    return new Uint8Array(this.buf.subarray(start, start + len));
+  }
+
+  /** Enters the length-delimited part that follows; returns the end to restore with `leave`. */
+  enter(): number {
+    const len = this.uvarint();
+    if (len > this.end - this.pos) this.fail("premature end of data");
+    if (++this.depth > MAX_DEPTH) this.fail(`messages nested deeper than ${MAX_DEPTH}`);
+    const outer = this.end;
+    this.end = this.pos + len;
+    return outer;
+  }
+
+  leave(outer: number): void {
+    if (this.pos !== this.end) this.fail("malformed length-delimited field");
+    this.depth--;
+    this.end = outer;
+  }
+
+  message(decode: Decode): Obj {
+    const outer = this.enter();
+    const m = decode(this);
+    this.leave(outer);
+    return m;
+  }
+
+  skip(wire: number): void {
+    switch (wire) {
+      case Wire.Varint:
+        this.uvarint();
+        return;
+      case Wire.Bit64:
+        this.take(8);
+        return;
+      case Wire.Bit32:
+        this.take(4);
+        return;
+      case Wire.Len:
+        this.take(this.uvarint());
+        return;
+      default:
+        this.fail(`unsupported wire type ${wire}`);
+    }
+  }
 }
 
-function tagBytes(no: number, wire: Wire): Buffer {
-  const w = new Writer();
-  w.uvarint(no * 8 + wire);
-  return Buffer.from(w.take());
+// ---------------------------------------------------------------- google.protobuf.Struct as JSON
+
+// Struct { map<string, Value> fields = 1 }, Value { oneof kind: null_value = 1, number_value = 2,
+// string_value = 3, bool_value = 4, struct_value = 5, list_value = 6 }, ListValue { repeated
+// Value values = 1 }: written from and read into the plain JSON protobuf-es holds in a field.
+function writeStructJson(w: Writer, json: Obj): void {
+  for (const k of Object.keys(json)) {
+    w.tag1(0x0a);
+    const entry = w.begin();
+    w.tag1(0x0a);
+    w.string(k);
+    w.tag1(0x12);
+    const value = w.begin();
+    writeValueJson(w, json[k]);
+    w.end(value);
+    w.end(entry);
+  }
 }
+
+function writeValueJson(w: Writer, v: unknown): void {
+  switch (typeof v) {
+    case "number":
+      w.tag1(0x11);
+      w.double(v);
+      return;
+    case "string":
+      w.tag1(0x1a);
+      w.string(v);
+      return;
+    case "boolean":
+      w.tag1(0x20);
+      w.bool(v);
+      return;
+    case "object": {
+      if (v === null) {
+        w.tag2(0x08, 0);
+        return;
+      }
+      const isList = Array.isArray(v);
+      w.tag1(isList ? 0x32 : 0x2a);
+      const start = w.begin();
+      if (isList) {
+        for (const item of v) {
+          w.tag1(0x0a);
+          const s = w.begin();
+          writeValueJson(w, item);
+          w.end(s);
+        }
+      } else writeStructJson(w, v as Obj);
+      w.end(start);
+      return;
+    }
+    default:
+      // undefined and the like: protobuf-es writes a Value with no kind set.
+      return;
+  }
+}
+
+function readStructJson(r: Reader): Obj {
+  const json: Obj = {};
+  while (r.pos < r.end) {
+    const tag = r.uvarint();
+    if (tag !== 0x0a) {
+      r.skip(tag & 7);
+      continue;
+    }
+    const outer = r.enter();
+    let k = "";
+    let v: unknown = null;
+    while (r.pos < r.end) {
+      const t = r.uvarint();
+      if (t === 0x0a) k = r.string();
+      else if (t === 0x12) {
+        const o = r.enter();
+        v = readValueJson(r);
+        r.leave(o);
+      } else r.skip(t & 7);
+    }
+    r.leave(outer);
+    json[k] = v;
+  }
+  return json;
+}
+
+function readValueJson(r: Reader): unknown {
+  let v: unknown = null;
+  while (r.pos < r.end) {
+    const tag = r.uvarint();
+    switch (tag) {
+      case 0x08:
+        r.uvarint();
+        v = null;
+        break;
+      case 0x11:
+        v = r.double();
+        break;
+      case 0x1a:
+        v = r.string();
+        break;
+      case 0x20:
+        v = r.uvarint() !== 0;
+        break;
+      case 0x2a:
+        v = r.message(readStructJson);
+        break;
+      case 0x32: {
+        const list: unknown[] = [];
+        const outer = r.enter();
+        while (r.pos < r.end) {
+          const t = r.uvarint();
+          if (t === 0x0a) {
+            const o = r.enter();
+            list.push(readValueJson(r));
+            r.leave(o);
+          } else r.skip(t & 7);
+        }
+        r.leave(outer);
+        v = list;
+        break;
+      }
+      default:
+        r.skip(tag & 7);
+    }
+  }
+  return v;
+}
+
+// ---------------------------------------------------------------- compiling
 
 const INT64 = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
 
@@ -158,705 +536,250 @@ function wireOf(scalar: ScalarType): Wire {
   }
 }
 
-type WriteValue = (w: Writer, v: unknown) => void;
+/** Writer and Reader method names per scalar type (enums are int32). */
+const SCALAR: Record<ScalarType, { write: string; read: string }> = {
+  [ScalarType.DOUBLE]: { write: "double", read: "r.double()" },
+  [ScalarType.FLOAT]: { write: "float", read: "r.float()" },
+  [ScalarType.INT64]: { write: "int64", read: "r.int64()" },
+  [ScalarType.UINT64]: { write: "int64", read: "r.varint64()" },
+  [ScalarType.INT32]: { write: "int32", read: "(r.uvarint() | 0)" },
+  [ScalarType.FIXED64]: { write: "fixed64", read: "r.fixed64()" },
+  [ScalarType.FIXED32]: { write: "fixed32", read: "r.fixed32()" },
+  [ScalarType.BOOL]: { write: "bool", read: "(r.uvarint() !== 0)" },
+  [ScalarType.STRING]: { write: "string", read: "r.string()" },
+  [ScalarType.BYTES]: { write: "bytes", read: "r.bytes()" },
+  [ScalarType.UINT32]: { write: "uint32", read: "r.uvarint()" },
+  [ScalarType.SFIXED32]: { write: "sfixed32", read: "r.sfixed32()" },
+  [ScalarType.SFIXED64]: { write: "sfixed64", read: "r.sfixed64()" },
+  [ScalarType.SINT32]: { write: "sint32", read: "r.sint32()" },
+  [ScalarType.SINT64]: { write: "sint64", read: "r.sint64()" },
+};
 
-/** How to write one scalar value of `scalar` (without its tag). */
-function scalarWriter(scalar: ScalarType): WriteValue {
-  switch (scalar) {
-    case ScalarType.STRING:
-      return (w, v) => w.string(v as string);
-    case ScalarType.BYTES:
-      return (w, v) => {
-        w.uvarint((v as Uint8Array).length);
-        w.raw(v as Uint8Array);
-      };
-    case ScalarType.BOOL:
-      return (w, v) => w.uvarint(v ? 1 : 0);
-    case ScalarType.INT32:
-      return (w, v) => w.int32(v as number);
-    case ScalarType.UINT32:
-      return (w, v) => w.uvarint((v as number) >>> 0);
-    case ScalarType.SINT32:
-      return (w, v) => w.uvarint((((v as number) << 1) ^ ((v as number) >> 31)) >>> 0);
-    case ScalarType.INT64:
-    case ScalarType.UINT64:
-      return (w, v) => w.varint64(BigInt(v as bigint | string));
-    case ScalarType.SINT64:
-      return (w, v) => {
-        const n = BigInt(v as bigint | string);
-        w.varint64((n << 1n) ^ (n >> 63n));
-      };
-    case ScalarType.DOUBLE:
-      return (w, v) => {
-        w.ensure(8);
-        w.pos = w.buf.writeDoubleLE(v as number, w.pos);
-      };
-    case ScalarType.FLOAT:
-      return (w, v) => {
-        w.ensure(4);
-        w.pos = w.buf.writeFloatLE(v as number, w.pos);
-      };
-    case ScalarType.FIXED32:
-      return (w, v) => {
-        w.ensure(4);
-        w.pos = w.buf.writeUInt32LE((v as number) >>> 0, w.pos);
-      };
-    case ScalarType.SFIXED32:
-      return (w, v) => {
-        w.ensure(4);
-        w.pos = w.buf.writeInt32LE(v as number, w.pos);
-      };
-    case ScalarType.FIXED64:
-      return (w, v) => {
-        w.ensure(8);
-        w.pos = w.buf.writeBigUInt64LE(BigInt.asUintN(64, BigInt(v as bigint | string)), w.pos);
-      };
-    case ScalarType.SFIXED64:
-      return (w, v) => {
-        w.ensure(8);
-        w.pos = w.buf.writeBigInt64LE(BigInt.asIntN(64, BigInt(v as bigint | string)), w.pos);
-      };
+function readScalar(scalar: ScalarType, longAsString: boolean): string {
+  const read = SCALAR[scalar].read;
+  return longAsString && INT64.has(scalar) ? `String(${read})` : read;
+}
+
+/** The zero value protobuf-es's create() gives an implicit-presence scalar, as JavaScript source. */
+function zeroSource(scalar: ScalarType, longAsString: boolean): string {
+  if (scalar === ScalarType.STRING) return `""`;
+  if (scalar === ScalarType.BOOL) return "false";
+  if (scalar === ScalarType.BYTES) return "new Uint8Array(0)";
+  if (INT64.has(scalar)) return longAsString ? `"0"` : "0n";
+  return "0";
+}
+
+/** Source testing that an implicit-presence value `v` is not its zero (only then is it written). */
+function nonZeroSource(scalar: ScalarType): string {
+  if (scalar === ScalarType.STRING) return `v !== ""`;
+  if (scalar === ScalarType.BOOL) return "v !== false";
+  if (scalar === ScalarType.BYTES) return "v.length !== 0";
+  if (INT64.has(scalar)) return "v != 0"; // bigint 0n and "0" both
+  return "v !== 0";
+}
+
+function tagSource(no: number, wire: Wire): string {
+  const bytes: number[] = [];
+  for (let n = no * 8 + wire; ; n = Math.floor(n / 128)) {
+    if (n <= 0x7f) {
+      bytes.push(n);
+      break;
+    }
+    bytes.push((n % 128) | 0x80);
+  }
+  if (bytes.length === 1) return `w.tag1(${bytes[0]});`;
+  if (bytes.length === 2) return `w.tag2(${bytes[0]}, ${bytes[1]});`;
+  return `w.raw(Uint8Array.of(${bytes.join(", ")}));`;
+}
+
+const key = (s: string) => JSON.stringify(s);
+
+/** Whether protobuf-es holds this message-typed field as plain JSON (google.protobuf.Struct outside Value). */
+function isStructJson(field: DescField, message: DescMessage): boolean {
+  return message.typeName === "google.protobuf.Struct" && field.parent.typeName !== "google.protobuf.Value";
+}
+
+function refuseUnsupported(field: DescField): void {
+  const where = `${field.parent.typeName}.${field.name}`;
+  if ((field.fieldKind === "message" || (field.fieldKind === "list" && field.listKind === "message")) && field.delimitedEncoding) {
+    throw new Error(`wire-codec: ${where} uses group encoding, which is not supported`);
+  }
+  const message = field.fieldKind === "message" ? field.message : undefined;
+  if (message && !field.oneof && message.typeName.startsWith("google.protobuf.") && message.typeName.endsWith("Value") && message.fields.length === 1 && message.fields[0].name === "value") {
+    throw new Error(`wire-codec: ${where} uses a wrapper type, which is not supported`);
   }
 }
 
-/** proto3's implicit presence: a zero value is not written. */
-function isZero(scalar: ScalarType, v: unknown): boolean {
-  if (scalar === ScalarType.BYTES) return (v as Uint8Array).length === 0;
-  if (scalar === ScalarType.STRING) return v === "";
-  if (scalar === ScalarType.BOOL) return v === false;
-  if (INT64.has(scalar)) return BigInt(v as bigint | string) === 0n;
-  return v === 0;
-}
+/** Nested message types a compiled function refers to, as lazily resolved slots (types may be recursive). */
+class Nested<F> {
+  readonly fns: F[] = [];
+  private readonly index = new Map<DescMessage, number>();
+  constructor(private readonly compile: (desc: DescMessage) => F) {}
 
-interface FieldPlan {
-  localName: string;
-  /** The oneof this field is a case of, by local name. */
-  oneof: string | undefined;
-  write(w: Writer, v: unknown): void;
-  /** Whether `v` is written at all (presence). */
-  isSet(v: unknown): boolean;
-}
-
-const encoders = new WeakMap<DescMessage, (w: Writer, m: Obj) => void>();
-
-/** Writes the body of a message of `desc` (no tag or length). */
-function encoderFor(desc: DescMessage): (w: Writer, m: Obj) => void {
-  let enc = encoders.get(desc);
-  if (enc) return enc;
-  let plans: FieldPlan[] | undefined;
-  enc = (w, m) => {
-    plans ??= [...desc.fields].sort((a, b) => a.number - b.number).map(fieldWriter);
-    for (const p of plans) {
-      let v: unknown;
-      if (p.oneof === undefined) v = m[p.localName];
-      else {
-        const sel = m[p.oneof] as { case?: string; value?: unknown } | undefined;
-        if (sel?.case !== p.localName) continue;
-        v = sel.value;
-      }
-      if (v !== undefined && p.isSet(v)) p.write(w, v);
+  slot(desc: DescMessage): string {
+    let i = this.index.get(desc);
+    if (i === undefined) {
+      i = this.fns.length;
+      this.index.set(desc, i);
+      const fns = this.fns;
+      const compile = this.compile;
+      // Replaced by the compiled function on first use.
+      fns.push(((...args: unknown[]) => {
+        fns[i!] = compile(desc);
+        return (fns[i!] as (...a: unknown[]) => unknown)(...args);
+      }) as F);
     }
-  };
-  encoders.set(desc, enc);
+    return `N[${i}]`;
+  }
+}
+
+const encoders = new WeakMap<DescMessage, Encode>();
+const decoders = new WeakMap<DescMessage, Decode>();
+
+function encoderFor(desc: DescMessage): Encode {
+  let enc = encoders.get(desc);
+  if (!enc) {
+    enc = compileEncoder(desc);
+    encoders.set(desc, enc);
+  }
   return enc;
 }
 
-/** A message value in a field, in the form protobuf-es holds it there. */
-function messageValueWriter(field: DescField, message: DescMessage): WriteValue {
-  if (message.typeName === "google.protobuf.Struct" && field.parent.typeName !== "google.protobuf.Value") {
-    return (w, v) => w.delimited(() => writeStructJson(w, v as Obj));
-  }
-  if (message.typeName.startsWith("google.protobuf.") && message.typeName.endsWith("Value") && message.fields.length === 1 && message.fields[0].name === "value") {
-    throw new Error(`wire-codec: ${field.parent.typeName}.${field.name} uses a wrapper type, which is not supported`);
-  }
-  const body = encoderFor(message);
-  return (w, v) => w.delimited(() => body(w, v as Obj));
-}
-
-function fieldWriter(field: DescField): FieldPlan {
-  const base = { localName: field.localName, oneof: field.oneof?.localName };
-  if (field.fieldKind === "message" && field.delimitedEncoding) {
-    throw new Error(`wire-codec: ${field.parent.typeName}.${field.name} uses group encoding, which is not supported`);
-  }
-  const explicit = field.presence !== 2; // FeatureSet.FieldPresence.IMPLICIT
-  switch (field.fieldKind) {
-    case "scalar":
-    case "enum": {
-      const scalar = field.fieldKind === "enum" ? ScalarType.INT32 : field.scalar;
-      const tag = tagBytes(field.number, wireOf(scalar));
-      const value = scalarWriter(scalar);
-      return {
-        ...base,
-        isSet: explicit || field.oneof ? () => true : (v) => !isZero(scalar, v),
-        write: (w, v) => {
-          w.raw(tag);
-          value(w, v);
-        },
-      };
-    }
-    case "message": {
-      const tag = tagBytes(field.number, Wire.Len);
-      const value = messageValueWriter(field, field.message);
-      return {
-        ...base,
-        isSet: () => true,
-        write: (w, v) => {
-          w.raw(tag);
-          value(w, v);
-        },
-      };
-    }
-    case "list": {
-      if (field.listKind === "message") {
-        if (field.delimitedEncoding) throw new Error(`wire-codec: ${field.parent.typeName}.${field.name} uses group encoding, which is not supported`);
-        const tag = tagBytes(field.number, Wire.Len);
-        const value = messageValueWriter(field, field.message);
-        return {
-          ...base,
-          isSet: (v) => (v as unknown[]).length > 0,
-          write: (w, v) => {
-            for (const item of v as unknown[]) {
-              w.raw(tag);
-              value(w, item);
-            }
-          },
-        };
-      }
-      const scalar = field.listKind === "enum" ? ScalarType.INT32 : field.scalar;
-      const value = scalarWriter(scalar);
-      if (field.packed) {
-        const tag = tagBytes(field.number, Wire.Len);
-        return {
-          ...base,
-          isSet: (v) => (v as unknown[]).length > 0,
-          write: (w, v) => {
-            w.raw(tag);
-            w.delimited(() => {
-              for (const item of v as unknown[]) value(w, item);
-            });
-          },
-        };
-      }
-      const tag = tagBytes(field.number, wireOf(scalar));
-      return {
-        ...base,
-        isSet: (v) => (v as unknown[]).length > 0,
-        write: (w, v) => {
-          for (const item of v as unknown[]) {
-            w.raw(tag);
-            value(w, item);
-          }
-        },
-      };
-    }
-    case "map": {
-      const tag = tagBytes(field.number, Wire.Len);
-      const keyTag = tagBytes(1, wireOf(field.mapKey));
-      const keyWriter = scalarWriter(field.mapKey);
-      const keyOf = mapKeyFromProperty(field.mapKey);
-      let valueTag: Buffer;
-      let valueWriter: WriteValue;
-      if (field.mapKind === "message") {
-        valueTag = tagBytes(2, Wire.Len);
-        valueWriter = messageValueWriter(field, field.message);
-      } else {
-        const scalar = field.mapKind === "enum" ? ScalarType.INT32 : field.scalar;
-        valueTag = tagBytes(2, wireOf(scalar));
-        valueWriter = scalarWriter(scalar);
-      }
-      return {
-        ...base,
-        isSet: (v) => Object.keys(v as Obj).length > 0,
-        write: (w, v) => {
-          for (const [k, item] of Object.entries(v as Obj)) {
-            w.raw(tag);
-            w.delimited(() => {
-              w.raw(keyTag);
-              keyWriter(w, keyOf(k));
-              w.raw(valueTag);
-              valueWriter(w, item);
-            });
-          }
-        },
-      };
-    }
-  }
-}
-
-/** Map keys are object property names (strings); the wire wants the key's own type. */
-function mapKeyFromProperty(key: ScalarType): (k: string) => unknown {
-  if (key === ScalarType.STRING) return (k) => k;
-  if (key === ScalarType.BOOL) return (k) => k === "true";
-  if (INT64.has(key)) return (k) => BigInt(k);
-  return (k) => Number(k);
-}
-
-// google.protobuf.Struct { map<string, Value> fields = 1 }, Value { oneof kind: null_value = 1,
-// number_value = 2, string_value = 3, bool_value = 4, struct_value = 5, list_value = 6 },
-// ListValue { repeated Value values = 1 }: written straight from the JSON protobuf-es holds.
-const STRUCT_ENTRY = tagBytes(1, Wire.Len);
-const ENTRY_KEY = tagBytes(1, Wire.Len);
-const ENTRY_VALUE = tagBytes(2, Wire.Len);
-const VALUE_NULL = tagBytes(1, Wire.Varint);
-const VALUE_NUMBER = tagBytes(2, Wire.Bit64);
-const VALUE_STRING = tagBytes(3, Wire.Len);
-const VALUE_BOOL = tagBytes(4, Wire.Varint);
-const VALUE_STRUCT = tagBytes(5, Wire.Len);
-const VALUE_LIST = tagBytes(6, Wire.Len);
-const LIST_ITEM = tagBytes(1, Wire.Len);
-
-function writeStructJson(w: Writer, json: Obj): void {
-  for (const [k, v] of Object.entries(json)) {
-    w.raw(STRUCT_ENTRY);
-    w.delimited(() => {
-      w.raw(ENTRY_KEY);
-      w.string(k);
-      w.raw(ENTRY_VALUE);
-      w.delimited(() => writeValueJson(w, v));
-    });
-  }
-}
-
-function writeValueJson(w: Writer, v: unknown): void {
-  switch (typeof v) {
-    case "number":
-      w.raw(VALUE_NUMBER);
-      w.ensure(8);
-      w.pos = w.buf.writeDoubleLE(v, w.pos);
-      return;
-    case "string":
-      w.raw(VALUE_STRING);
-      w.string(v);
-      return;
-    case "boolean":
-      w.raw(VALUE_BOOL);
-      w.uvarint(v ? 1 : 0);
-      return;
-    case "object":
-      if (v === null) {
-        w.raw(VALUE_NULL);
-        w.uvarint(0);
-      } else if (Array.isArray(v)) {
-        w.raw(VALUE_LIST);
-        w.delimited(() => {
-          for (const item of v) {
-            w.raw(LIST_ITEM);
-            w.delimited(() => writeValueJson(w, item));
-          }
-        });
-      } else {
-        w.raw(VALUE_STRUCT);
-        w.delimited(() => writeStructJson(w, v as Obj));
-      }
-      return;
-    default:
-      // undefined and the like: protobuf-es writes a Value with no kind set.
-      return;
-  }
-}
-
-// ---------------------------------------------------------------- reading
-
-class Reader {
-  pos = 0;
-  constructor(
-    readonly buf: Buffer,
-    public end: number,
-  ) {}
-
-  /** A varint's low 32 bits, unsigned (int32 and enums read it `| 0`; longer varints are consumed whole). */
-  uvarint(): number {
-    let b = this.byte();
-    let v = b & 0x7f;
-    if (b < 0x80) return v;
-    b = this.byte();
-    v |= (b & 0x7f) << 7;
-    if (b < 0x80) return v;
-    b = this.byte();
-    v |= (b & 0x7f) << 14;
-    if (b < 0x80) return v;
-    b = this.byte();
-    v |= (b & 0x7f) << 21;
-    if (b < 0x80) return v >>> 0;
-    b = this.byte();
-    v |= (b & 0x0f) << 28;
-    for (let i = 5; b >= 0x80; i++) {
-      if (i === 10) throw new Error("wire-codec: varint longer than 10 bytes");
-      b = this.byte();
-    }
-    return v >>> 0;
-  }
-
-  varint64(): bigint {
-    let v = 0n;
-    let shift = 0n;
-    for (let i = 0; i < 10; i++) {
-      const b = this.byte();
-      v |= BigInt(b & 0x7f) << shift;
-      if (b < 0x80) return BigInt.asUintN(64, v);
-      shift += 7n;
-    }
-    throw new Error("wire-codec: varint longer than 10 bytes");
-  }
-
-  byte(): number {
-    if (this.pos >= this.end) throw new Error("wire-codec: premature end of data");
-    return this.buf[this.pos++];
-  }
-
-  take(n: number): number {
-    const start = this.pos;
-    if (n < 0 || start + n > this.end) throw new Error("wire-codec: premature end of data");
-    this.pos += n;
-    return start;
-  }
-
-  string(): string {
-    const len = this.uvarint();
-    const start = this.take(len);
-    // Short ASCII strings (most of a transaction's) are cheaper to build here than through a native call.
-    if (len <= 24) {
-      let s = "";
-      for (let i = start; i < start + len; i++) {
-        const c = this.buf[i];
-        if (c >= 0x80) return this.buf.toString("utf8", start, start + len);
-        s += String.fromCharCode(c);
-      }
-      return s;
-    }
-    return this.buf.toString("utf8", start, start + len);
-  }
-
-  skip(wire: number): void {
-    switch (wire) {
-      case Wire.Varint:
-        while (this.byte() >= 0x80);
-        return;
-      case Wire.Bit64:
-        this.take(8);
-        return;
-      case Wire.Bit32:
-        this.take(4);
-        return;
-      case Wire.Len:
-        this.take(this.uvarint());
-        return;
-      default:
-        throw new Error(`wire-codec: unsupported wire type ${wire}`);
-    }
-  }
-
-  /** Runs `fn` over the next length-delimited part only. */
-  sub<T>(fn: () => T): T {
-    const len = this.uvarint();
-    const start = this.take(len);
-    const outer = this.end;
-    this.pos = start;
-    this.end = start + len;
-    const out = fn();
-    if (this.pos !== this.end) throw new Error("wire-codec: malformed nested message");
-    this.end = outer;
-    return out;
-  }
-}
-
-type ReadValue = (r: Reader) => unknown;
-
-function scalarReader(scalar: ScalarType, longAsString: boolean): ReadValue {
-  const long = (n: bigint) => (longAsString ? n.toString() : n);
-  switch (scalar) {
-    case ScalarType.STRING:
-      return (r) => r.string();
-    case ScalarType.BYTES:
-      return (r) => {
-        const len = r.uvarint();
-        const start = r.take(len);
-        return new Uint8Array(r.buf.subarray(start, start + len));
-      };
-    case ScalarType.BOOL:
-      return (r) => r.uvarint() !== 0;
-    case ScalarType.INT32:
-      return (r) => r.uvarint() | 0;
-    case ScalarType.UINT32:
-      return (r) => r.uvarint() >>> 0;
-    case ScalarType.SINT32:
-      return (r) => {
-        const n = r.uvarint() >>> 0;
-        return (n >>> 1) ^ -(n & 1);
-      };
-    case ScalarType.INT64:
-      return (r) => long(BigInt.asIntN(64, r.varint64()));
-    case ScalarType.UINT64:
-      return (r) => long(r.varint64());
-    case ScalarType.SINT64:
-      return (r) => {
-        const n = r.varint64();
-        return long((n >> 1n) ^ -(n & 1n));
-      };
-    case ScalarType.DOUBLE:
-      return (r) => r.buf.readDoubleLE(r.take(8));
-    case ScalarType.FLOAT:
-      return (r) => r.buf.readFloatLE(r.take(4));
-    case ScalarType.FIXED32:
-      return (r) => r.buf.readUInt32LE(r.take(4));
-    case ScalarType.SFIXED32:
-      return (r) => r.buf.readInt32LE(r.take(4));
-    case ScalarType.FIXED64:
-      return (r) => long(r.buf.readBigUInt64LE(r.take(8)));
-    case ScalarType.SFIXED64:
-      return (r) => long(r.buf.readBigInt64LE(r.take(8)));
-  }
-}
-
-function scalarZero(scalar: ScalarType, longAsString: boolean): () => unknown {
-  if (scalar === ScalarType.STRING) return () => "";
-  if (scalar === ScalarType.BOOL) return () => false;
-  if (scalar === ScalarType.BYTES) return () => new Uint8Array(0);
-  if (INT64.has(scalar)) return longAsString ? () => "0" : () => 0n;
-  return () => 0;
-}
-
-interface ReadPlan {
-  localName: string;
-  oneof: string | undefined;
-  wire: number;
-  read(r: Reader, m: Obj): void;
-}
-
-interface Decoder {
-  /** A message with every field at its default, as protobuf-es's create() makes it. */
-  zero(): Obj;
-  byNumber: (ReadPlan | undefined)[];
-  fallback: Map<number, ReadPlan>;
-}
-
-const decoders = new WeakMap<DescMessage, Decoder>();
-const MAX_DEPTH = 100;
-let depth = 0;
-
-function decoderFor(desc: DescMessage): Decoder {
+function decoderFor(desc: DescMessage): Decode {
   let dec = decoders.get(desc);
-  if (dec) return dec;
-  const byNumber: (ReadPlan | undefined)[] = [];
-  const fallback = new Map<number, ReadPlan>();
-  let zeroes: Map<string, () => unknown> | undefined;
-  const built = {
-    zero(): Obj {
-      zeroes ??= new Map(desc.fields.flatMap((f) => zeroOf(f)));
-      const m: Obj = { $typeName: desc.typeName };
-      for (const [k, z] of zeroes) m[k] = z();
-      return m;
-    },
-    byNumber,
-    fallback,
-  };
-  decoders.set(desc, built);
+  if (!dec) {
+    dec = compileDecoder(desc);
+    decoders.set(desc, dec);
+  }
+  return dec;
+}
+
+function compileEncoder(desc: DescMessage): Encode {
+  const nested = new Nested<Encode>(encoderFor);
+  /** Source writing message value `x` of `message` (tag already written). */
+  const messageValue = (field: DescField, message: DescMessage, x: string) =>
+    `{ const s = w.begin(); ${isStructJson(field, message) ? "S" : nested.slot(message)}(w, ${x}); w.end(s); }`;
+  const lines: string[] = ["let v;"];
+  for (const f of [...desc.fields].sort((a, b) => a.number - b.number)) {
+    refuseUnsupported(f);
+    const read = f.oneof ? `v = m[${key(f.oneof.localName)}]; v = v !== undefined && v.case === ${key(f.localName)} ? v.value : undefined;` : `v = m[${key(f.localName)}];`;
+    switch (f.fieldKind) {
+      case "scalar":
+      case "enum": {
+        const scalar = f.fieldKind === "enum" ? ScalarType.INT32 : f.scalar;
+        const implicit = f.presence === 2 && !f.oneof; // FeatureSet.FieldPresence.IMPLICIT
+        lines.push(read, `if (v !== undefined${implicit ? ` && ${nonZeroSource(scalar)}` : ""}) { ${tagSource(f.number, wireOf(scalar))} w.${SCALAR[scalar].write}(v); }`);
+        break;
+      }
+      case "message":
+        lines.push(read, `if (v !== undefined) { ${tagSource(f.number, Wire.Len)} ${messageValue(f, f.message, "v")} }`);
+        break;
+      case "list": {
+        if (f.listKind === "message") {
+          lines.push(read, `if (v !== undefined) for (let i = 0; i < v.length; i++) { ${tagSource(f.number, Wire.Len)} ${messageValue(f, f.message, "v[i]")} }`);
+          break;
+        }
+        const scalar = f.listKind === "enum" ? ScalarType.INT32 : f.scalar;
+        const write = SCALAR[scalar].write;
+        if (f.packed && wireOf(scalar) !== Wire.Len) {
+          lines.push(read, `if (v !== undefined && v.length > 0) { ${tagSource(f.number, Wire.Len)} const s = w.begin(); for (let i = 0; i < v.length; i++) w.${write}(v[i]); w.end(s); }`);
+        } else {
+          lines.push(read, `if (v !== undefined) for (let i = 0; i < v.length; i++) { ${tagSource(f.number, wireOf(scalar))} w.${write}(v[i]); }`);
+        }
+        break;
+      }
+      case "map": {
+        const keyOf =
+          f.mapKey === ScalarType.STRING ? "k" : f.mapKey === ScalarType.BOOL ? `(k === "true")` : INT64.has(f.mapKey) ? "BigInt(k)" : "Number(k)";
+        let value: string;
+        if (f.mapKind === "message") value = `${tagSource(2, Wire.Len)} ${messageValue(f, f.message, "v[k]")}`;
+        else {
+          const scalar = f.mapKind === "enum" ? ScalarType.INT32 : f.scalar;
+          value = `${tagSource(2, wireOf(scalar))} w.${SCALAR[scalar].write}(v[k]);`;
+        }
+        lines.push(
+          read,
+          `if (v !== undefined) for (const k of Object.keys(v)) { ${tagSource(f.number, Wire.Len)} const s = w.begin(); ${tagSource(1, wireOf(f.mapKey))} w.${SCALAR[f.mapKey].write}(${keyOf}); ${value} w.end(s); }`,
+        );
+        break;
+      }
+    }
+  }
+  const make = new Function("N", "S", `return function encode(w, m) {\n${lines.join("\n")}\n};`) as (n: Encode[], s: typeof writeStructJson) => Encode;
+  return make(nested.fns, writeStructJson);
+}
+
+function compileDecoder(desc: DescMessage): Decode {
+  const nested = new Nested<Decode>(decoderFor);
+  const zero: string[] = [`$typeName: ${key(desc.typeName)}`];
+  const cases: string[] = [];
+  const messageRead = (field: DescField, message: DescMessage) => `r.message(${isStructJson(field, message) ? "SJ" : nested.slot(message)})`;
+  const assign = (f: DescField, value: string) => (f.oneof ? `m[${key(f.oneof.localName)}] = { case: ${key(f.localName)}, value: ${value} };` : `m[${key(f.localName)}] = ${value};`);
+  const tag = (no: number, wire: Wire) => no * 8 + wire;
+  for (const o of desc.oneofs) zero.push(`${key(o.localName)}: { case: undefined }`);
   for (const f of desc.fields) {
-    for (const plan of fieldReaders(f)) {
-      if (f.number < 256 && plan.wire === wireOfField(f)) byNumber[f.number] = plan;
-      else fallback.set(f.number * 8 + plan.wire, plan);
-    }
-  }
-  return built;
-}
-
-/** The wire type a field is normally written with (its fast path when reading). */
-function wireOfField(f: DescField): number {
-  if (f.fieldKind === "scalar") return wireOf(f.scalar);
-  if (f.fieldKind === "enum") return Wire.Varint;
-  if (f.fieldKind === "list" && f.listKind !== "message") return f.packed ? Wire.Len : wireOf(f.listKind === "enum" ? ScalarType.INT32 : f.scalar);
-  return Wire.Len;
-}
-
-function zeroOf(f: DescField): [string, () => unknown][] {
-  if (f.oneof) return [[f.oneof.localName, () => ({ case: undefined })]];
-  switch (f.fieldKind) {
-    case "scalar":
-      return f.presence === 2 ? [[f.localName, scalarZero(f.scalar, f.longAsString)]] : [];
-    case "enum":
-      return f.presence === 2 ? [[f.localName, () => f.enum.values[0]?.number ?? 0]] : [];
-    case "message":
-      return [];
-    case "list":
-      return [[f.localName, () => []]];
-    case "map":
-      return [[f.localName, () => ({})]];
-  }
-}
-
-function messageValueReader(field: DescField, message: DescMessage): ReadValue {
-  if (message.typeName === "google.protobuf.Struct" && field.parent.typeName !== "google.protobuf.Value") {
-    return (r) => r.sub(() => readStructJson(r));
-  }
-  return (r) => r.sub(() => readBody(message, r));
-}
-
-function setter(f: DescField, read: ReadValue): (r: Reader, m: Obj) => void {
-  if (f.oneof) {
-    const oneof = f.oneof.localName;
-    const name = f.localName;
-    return (r, m) => {
-      m[oneof] = { case: name, value: read(r) };
-    };
-  }
-  const name = f.localName;
-  return (r, m) => {
-    m[name] = read(r);
-  };
-}
-
-function fieldReaders(f: DescField): ReadPlan[] {
-  const base = { localName: f.localName, oneof: f.oneof?.localName };
-  switch (f.fieldKind) {
-    case "scalar":
-    case "enum": {
-      const scalar = f.fieldKind === "enum" ? ScalarType.INT32 : f.scalar;
-      return [{ ...base, wire: wireOf(scalar), read: setter(f, scalarReader(scalar, f.fieldKind === "scalar" && f.longAsString)) }];
-    }
-    case "message":
-      return [{ ...base, wire: Wire.Len, read: setter(f, messageValueReader(f, f.message)) }];
-    case "list": {
-      const name = f.localName;
-      if (f.listKind === "message") {
-        const item = messageValueReader(f, f.message);
-        return [{ ...base, wire: Wire.Len, read: (r, m) => void (m[name] as unknown[]).push(item(r)) }];
+    refuseUnsupported(f);
+    const name = key(f.localName);
+    switch (f.fieldKind) {
+      case "scalar":
+      case "enum": {
+        const scalar = f.fieldKind === "enum" ? ScalarType.INT32 : f.scalar;
+        const longAsString = f.fieldKind === "scalar" && f.longAsString;
+        if (f.presence === 2 && !f.oneof) zero.push(`${name}: ${f.fieldKind === "enum" ? String(f.enum.values[0]?.number ?? 0) : zeroSource(scalar, longAsString)}`);
+        cases.push(`case ${tag(f.number, wireOf(scalar))}: ${assign(f, readScalar(scalar, longAsString))} break;`);
+        break;
       }
-      const scalar = f.listKind === "enum" ? ScalarType.INT32 : f.scalar;
-      const item = scalarReader(scalar, f.listKind === "scalar" && f.longAsString);
-      const one: ReadPlan = { ...base, wire: wireOf(scalar), read: (r, m) => void (m[name] as unknown[]).push(item(r)) };
-      if (wireOf(scalar) === Wire.Len) return [one];
-      // Numeric lists are accepted packed or not, whichever the writer chose.
-      const packed: ReadPlan = {
-        ...base,
-        wire: Wire.Len,
-        read: (r, m) =>
-          r.sub(() => {
-            const list = m[name] as unknown[];
-            while (r.pos < r.end) list.push(item(r));
-          }),
-      };
-      return [one, packed];
-    }
-    case "map": {
-      const name = f.localName;
-      const key = scalarReader(f.mapKey, false);
-      const keyZero = scalarZero(f.mapKey, false);
-      let value: ReadValue;
-      let valueZero: () => unknown;
-      if (f.mapKind === "message") {
-        value = messageValueReader(f, f.message);
-        const message = f.message;
-        valueZero = () => decoderFor(message).zero();
-      } else {
-        const scalar = f.mapKind === "enum" ? ScalarType.INT32 : f.scalar;
-        value = scalarReader(scalar, false);
-        valueZero = f.mapKind === "enum" ? () => f.enum.values[0]?.number ?? 0 : scalarZero(scalar, false);
+      case "message":
+        cases.push(`case ${tag(f.number, Wire.Len)}: ${assign(f, messageRead(f, f.message))} break;`);
+        break;
+      case "list": {
+        zero.push(`${name}: []`);
+        if (f.listKind === "message") {
+          cases.push(`case ${tag(f.number, Wire.Len)}: m[${name}].push(${messageRead(f, f.message)}); break;`);
+          break;
+        }
+        const scalar = f.listKind === "enum" ? ScalarType.INT32 : f.scalar;
+        const read = readScalar(scalar, f.listKind === "scalar" && f.longAsString);
+        cases.push(`case ${tag(f.number, wireOf(scalar))}: m[${name}].push(${read}); break;`);
+        // Numeric lists are read packed or not, whichever the writer chose.
+        if (wireOf(scalar) !== Wire.Len) {
+          cases.push(`case ${tag(f.number, Wire.Len)}: { const o = r.enter(); const l = m[${name}]; while (r.pos < r.end) l.push(${read}); r.leave(o); break; }`);
+        }
+        break;
       }
-      return [
-        {
-          ...base,
-          wire: Wire.Len,
-          read: (r, m) =>
-            r.sub(() => {
-              let k: unknown;
-              let v: unknown;
-              while (r.pos < r.end) {
-                const tag = r.uvarint();
-                if (tag === 1 * 8 + wireOf(f.mapKey)) k = key(r);
-                else if (tag >>> 3 === 2) v = value(r);
-                else r.skip(tag & 7);
-              }
-              (m[name] as Obj)[String(k ?? keyZero())] = v ?? valueZero();
-            }),
-        },
-      ];
-    }
-  }
-}
-
-function readBody(desc: DescMessage, r: Reader): Obj {
-  if (++depth > MAX_DEPTH) {
-    depth = 0;
-    throw new Error(`wire-codec: ${desc.typeName} nested deeper than ${MAX_DEPTH}`);
-  }
-  const dec = decoderFor(desc);
-  const m = dec.zero();
-  while (r.pos < r.end) {
-    const tag = r.uvarint();
-    const no = tag >>> 3;
-    const wire = tag & 7;
-    const plan = dec.byNumber[no];
-    if (plan !== undefined && plan.wire === wire) plan.read(r, m);
-    else {
-      const other = dec.fallback.get(tag);
-      if (other) other.read(r, m);
-      else r.skip(wire);
-    }
-  }
-  depth--;
-  return m;
-}
-
-function readStructJson(r: Reader): Obj {
-  const json: Obj = {};
-  while (r.pos < r.end) {
-    const tag = r.uvarint();
-    if (tag !== 1 * 8 + Wire.Len) {
-      r.skip(tag & 7);
-      continue;
-    }
-    r.sub(() => {
-      let k = "";
-      let v: unknown = null;
-      while (r.pos < r.end) {
-        const t = r.uvarint();
-        if (t === 1 * 8 + Wire.Len) k = r.string();
-        else if (t === 2 * 8 + Wire.Len) v = r.sub(() => readValueJson(r));
-        else r.skip(t & 7);
+      case "map": {
+        zero.push(`${name}: {}`);
+        let value: string;
+        let valueZero: string;
+        if (f.mapKind === "message") {
+          value = messageRead(f, f.message);
+          valueZero = isStructJson(f, f.message) ? "{}" : `${nested.slot(f.message)}(new R(Buffer.alloc(0), 0))`;
+        } else {
+          const scalar = f.mapKind === "enum" ? ScalarType.INT32 : f.scalar;
+          value = readScalar(scalar, false);
+          valueZero = f.mapKind === "enum" ? String(f.enum.values[0]?.number ?? 0) : zeroSource(scalar, false);
+        }
+        const keyTag = tag(1, wireOf(f.mapKey));
+        cases.push(
+          `case ${tag(f.number, Wire.Len)}: { const o = r.enter(); let k, x; while (r.pos < r.end) { const t = r.uvarint(); if (t === ${keyTag}) k = ${readScalar(f.mapKey, false)}; else if (t === ${tag(2, f.mapKind === "message" ? Wire.Len : wireOf(f.mapKind === "enum" ? ScalarType.INT32 : f.scalar))}) x = ${value}; else r.skip(t & 7); } r.leave(o); m[${name}][k === undefined ? String(${zeroSource(f.mapKey, false)}) : String(k)] = x === undefined ? ${valueZero} : x; break; }`,
+        );
+        break;
       }
-      json[k] = v;
-    });
-  }
-  return json;
-}
-
-function readValueJson(r: Reader): unknown {
-  let v: unknown = null;
-  while (r.pos < r.end) {
-    const tag = r.uvarint();
-    switch (tag) {
-      case 1 * 8 + Wire.Varint:
-        r.uvarint();
-        v = null;
-        break;
-      case 2 * 8 + Wire.Bit64:
-        v = r.buf.readDoubleLE(r.take(8));
-        break;
-      case 3 * 8 + Wire.Len:
-        v = r.string();
-        break;
-      case 4 * 8 + Wire.Varint:
-        v = r.uvarint() !== 0;
-        break;
-      case 5 * 8 + Wire.Len:
-        v = r.sub(() => readStructJson(r));
-        break;
-      case 6 * 8 + Wire.Len:
-        v = r.sub(() => {
-          const list: unknown[] = [];
-          while (r.pos < r.end) {
-            const t = r.uvarint();
-            if (t === 1 * 8 + Wire.Len) list.push(r.sub(() => readValueJson(r)));
-            else r.skip(t & 7);
-          }
-          return list;
-        });
-        break;
-      default:
-        r.skip(tag & 7);
     }
   }
-  return v;
+  const source = `return function decode(r) {
+const m = { ${zero.join(", ")} };
+while (r.pos < r.end) {
+const t = r.uvarint();
+switch (t) {
+${cases.join("\n")}
+default: r.skip(t & 7);
+}
+}
+return m;
+};`;
+  const make = new Function("N", "SJ", "R", source) as (n: Decode[], sj: typeof readStructJson, r: typeof Reader) => Decode;
+  return make(nested.fns, readStructJson, Reader);
 }
 
 // ---------------------------------------------------------------- public
@@ -864,24 +787,21 @@ function readValueJson(r: Reader): unknown {
 const codecs = new WeakMap<DescMessage, WireCodec<DescMessage>>();
 const writer = new Writer();
 
-/** The compiled codec for messages of `schema` (built once, then cached). */
+/** The compiled codec for messages of `schema` (compiled once, then cached). */
 export function wireCodec<Desc extends DescMessage>(schema: Desc): WireCodec<Desc> {
   let codec = codecs.get(schema);
   if (!codec) {
-    const body = encoderFor(schema);
-    // Build every plan now, so an unsupported field fails here rather than on first use.
-    body(new Writer(), {});
-    decoderFor(schema).zero();
+    const encode = encoderFor(schema);
+    const decode = decoderFor(schema);
     codec = {
       encode(message) {
         writer.pos = 0;
-        body(writer, message as Obj);
+        encode(writer, message as Obj);
         return writer.take();
       },
       decode(bytes) {
         const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-        depth = 0;
-        return readBody(schema, new Reader(buf, buf.length)) as MessageShape<DescMessage>;
+        return decode(new Reader(buf, buf.length)) as MessageShape<DescMessage>;
       },
     };
     codecs.set(schema, codec);
