@@ -7,13 +7,13 @@ import { Scope, required_scope } from "../../gen/coffer/v1/options_pb.js";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { requiredScopeOf } from "../../services/interceptors/auth.js";
 
-/** Every service of every generated coffer.v1 file, so a service added later is checked too. */
+/** Every service of every generated coffer file (coffer.v1 and coffer.internal.v1), so a service added later is checked too. */
 async function allServices(): Promise<DescService[]> {
-  const dir = fileURLToPath(new URL("../../gen/coffer/v1/", import.meta.url));
+  const root = fileURLToPath(new URL("../../gen/coffer/", import.meta.url));
   const services = new Map<string, DescService>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith("_pb.ts"))) {
-    const base = file.slice(0, -"_pb.ts".length);
-    const mod = (await import(`../../gen/coffer/v1/${base}_pb.ts`)) as Record<string, unknown>;
+  const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith("_pb.ts"));
+  for (const file of files) {
+    const mod = (await import(`../../gen/coffer/${file}`)) as Record<string, unknown>;
     for (const v of Object.values(mod)) {
       const d = v as { kind?: string; services?: DescService[] };
       if (d?.kind === "file") for (const s of d.services ?? []) services.set(s.typeName, s);
@@ -29,7 +29,13 @@ const isRead = (m: DescMethod) => /^(List|Get|Check|Find|Query|Preview|Count|Sea
 describe("every RPC declares its scope in the proto", () => {
   it("finds the foundation services", () => {
     expect(services.map((s) => s.typeName)).toEqual(
-      expect.arrayContaining(["coffer.v1.SystemService", "coffer.v1.ApiKeyService", "coffer.v1.DeviceCodeService", "coffer.v1.UserService"]),
+      expect.arrayContaining([
+        "coffer.v1.SystemService",
+        "coffer.v1.ApiKeyService",
+        "coffer.v1.DeviceCodeService",
+        "coffer.v1.UserService",
+        "coffer.internal.v1.TransactionPageService",
+      ]),
     );
     expect(methods.length).toBeGreaterThanOrEqual(15);
   });
@@ -67,6 +73,9 @@ describe("every RPC declares its scope in the proto", () => {
     ["coffer.v1.SystemService/GetVersion", Scope.PUBLIC],
     ["coffer.v1.SystemService/CheckReady", Scope.PUBLIC],
     ["coffer.v1.UserService/ListUsers", Scope.READ_ONLY],
+    // The gateways' page method answers exactly what ListTransactions does, so it needs what that needs.
+    ["coffer.internal.v1.TransactionPageService/ListTransactionPage", Scope.READ_ONLY],
+    ["coffer.v1.TransactionService/ListTransactions", Scope.READ_ONLY],
   ])("%s is %s", (name, scope) => {
     const m = methods.find(([n]) => n === name)?.[1];
     expect(m).toBeDefined();
