@@ -208,6 +208,13 @@ async function main() {
       await scenario(`page ${depth + 2} (${(depth + 1) * LIMIT} rows deep)${label}`, `${qs}&cursor=${cursor}`, deep, floorQueries(withSearch, position));
     }
 
+    // What any authenticated call costs through both processes (key lookup, no page), for scale.
+    const fixed = await restRun(async () => {
+      const res = await fetch(`${base}/api/v1/keys/me`, { headers: { "x-api-key": apiKey } });
+      if (res.status !== 200) throw new Error(`GET /api/v1/keys/me → ${res.status}`);
+      await res.text();
+    });
+
     const { rows: size } = await sql.query<{ n: string }>(`select count(*)::text as n from transactions where deleted_at is null`);
     const ms = (x: number) => x.toFixed(2).padStart(7);
     const lines = [
@@ -220,6 +227,8 @@ async function main() {
         const ratio = (s: Stat) => `${(r.rest.p50 / s.p50).toFixed(1)}x / ${(r.rest.p99 / s.p99).toFixed(1)}x`;
         return `| ${r.name} | ${pair(r.rest)} | ${pair(r.rows)} | ${ratio(r.rows)} | ${pair(r.page)} | ${ratio(r.page)} | ${r.cpu} |`;
       }),
+      "",
+      `For scale, the fixed cost of an authenticated call through both processes (GET /api/v1/keys/me, no page): p50 ${fixed.m.p50.toFixed(2)} ms, p99 ${fixed.m.p99.toFixed(2)} ms, CPU ms/request core / REST ${fixed.cpu}.`,
       "",
       `load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")} on ${cpus().length} CPUs`,
     ];

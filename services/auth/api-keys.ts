@@ -9,7 +9,7 @@ import { ts, tsOrUndef } from "../shared/proto.js";
 import { resolveUser } from "../users/users.js";
 import { displayPrefix, generateApiKey, hashSecret, looksLikeApiKey } from "./key-hash.js";
 import { findByIdOrShortId } from "../ids/find.js";
-import { query } from "../db/sql.js";
+import { iso, query } from "../db/sql.js";
 
 interface KeyRow {
   id: string;
@@ -128,10 +128,28 @@ export async function revokeApiKey(em: Em, rawId: string): Promise<ApiKey> {
   return em.findOneOrFail(ApiKeySchema, { id: key.id }, { refresh: true });
 }
 
-export async function getKey(em: Em, id: string): Promise<ApiKey> {
-  // refresh: the auth interceptor loaded this row into the request's identity map
-  // before it bumped last_used_at with a native update, so the cached copy is stale.
-  return em.findOneOrFail(ApiKeySchema, { id }, { refresh: true });
+/** The calling key, presented, in one prepared statement (GET /keys/me runs on every `coffer` login check). */
+export async function currentKey(em: Em, id: string): Promise<ApiKeyMsg> {
+  type Row = Omit<PresentedKey, "createdAt" | "lastUsedAt" | "revokedAt"> & {
+    // As UTC ISO 8601 text: raw SQL reads timestamptz as text in the session's zone otherwise.
+    createdAt: string;
+    lastUsedAt: string | null;
+    revokedAt: string | null;
+    user_short_id: string | null;
+  };
+  const [row] = await query<Row>(
+    em,
+    `select k.id, k.short_id as "shortId", k.name, k.scope, k.actor_type as "actorType", k.user_id as "userId",
+            k.key_prefix as "keyPrefix", ${iso("k.created_at")} as "createdAt", ${iso("k.last_used_at")} as "lastUsedAt",
+            ${iso("k.revoked_at")} as "revokedAt", u.short_id as user_short_id
+       from api_keys k left join users u on u.id = k.user_id where k.id = ?`,
+    [id],
+    { prepare: true },
+  );
+  if (!row) throw notFound("API key");
+  const date = (v: string | null) => (v === null ? null : new Date(v));
+  const key = { ...row, createdAt: new Date(row.createdAt), lastUsedAt: date(row.lastUsedAt), revokedAt: date(row.revokedAt) };
+  return apiKeyToProto(key, new Map(row.userId && row.user_short_id ? [[row.userId, row.user_short_id]] : []));
 }
 
 /** Short ids of the users the keys reference, for presenting `user_id`. */
@@ -142,7 +160,10 @@ export async function userShortIds(em: Em, keys: ApiKey[]): Promise<Map<string, 
   return new Map(users.map((u) => [u.id, u.shortId]));
 }
 
-export function apiKeyToProto(key: ApiKey, userShortIdsById: Map<string, string>): ApiKeyMsg {
+/** What presenting a key reads of it. */
+type PresentedKey = Pick<ApiKey, "id" | "shortId" | "name" | "scope" | "actorType" | "userId" | "keyPrefix" | "createdAt" | "lastUsedAt" | "revokedAt">;
+
+export function apiKeyToProto(key: PresentedKey, userShortIdsById: Map<string, string>): ApiKeyMsg {
   return create(ApiKeyMsgSchema, {
     id: key.id,
     shortId: key.shortId,

@@ -3,7 +3,7 @@ import { ApiKeyService, DeviceCodeService } from "../../gen/coffer/v1/auth_pb.js
 import { emOf, requirePrincipal } from "../context.js";
 import type { CoreDeps } from "../deps.js";
 import { CofferError } from "../errors/coffer-error.js";
-import { apiKeyToProto, createApiKey, getKey, listApiKeys, revokeApiKey, userShortIds } from "./api-keys.js";
+import { apiKeyToProto, createApiKey, currentKey, listApiKeys, revokeApiKey, userShortIds } from "./api-keys.js";
 import { approveDeviceCode, createDeviceCode, denyDeviceCode, pollDeviceCode } from "./device-codes.js";
 
 export function authRoutes(router: ConnectRouter, deps: CoreDeps) {
@@ -27,9 +27,7 @@ export function authRoutes(router: ConnectRouter, deps: CoreDeps) {
     async getCurrentKey(_req, ctx) {
       const principal = requirePrincipal(ctx);
       if (principal.kind !== "key") throw new CofferError("NOT_FOUND", "No API key in this call");
-      const em = emOf(ctx);
-      const key = await getKey(em, principal.keyId);
-      return { apiKey: apiKeyToProto(key, await userShortIds(em, [key])) };
+      return { apiKey: await currentKey(emOf(ctx), principal.keyId) };
     },
   });
 

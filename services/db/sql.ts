@@ -40,6 +40,9 @@ async function prepared<T>(em: Em, sql: string, params: unknown[]): Promise<T[]>
   }
 }
 
+/** SQL rendering a timestamptz column as UTC ISO 8601 text with milliseconds (what `tsFromIso` and `new Date` read). */
+export const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /** A knex query builder bound to the entity manager's current transaction. */
 export function table(em: Em, name: string): Knex.QueryBuilder {
   const qb = em.getKnex().table(name);

@@ -71,6 +71,9 @@ describe("ApiKeyService", () => {
     expect(r.apiKey).toMatchObject({ userId: user.shortId, actorType: "agent" });
     const me = await s.core.apiKeys.getCurrentKey({}, withKey(r.key));
     expect(me.apiKey!.userId).toBe(user.shortId);
+    // GetCurrentKey (one SQL statement) presents the key exactly as ListApiKeys (the ORM) does.
+    const listed = (await s.core.apiKeys.listApiKeys({}, admin)).apiKeys.find((k) => k.id === r.apiKey!.id);
+    expect(me.apiKey).toEqual(listed);
   });
 
   it.each(["zzzzzzzz", "not an id", "00000000-0000-0000-0000-000000000000"])("an unknown user id %j is NOT_FOUND", async (userId) => {

@@ -1,10 +1,10 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
 import type { Em } from "../../db/orm.js";
-import { query } from "../../db/sql.js";
+import { iso, query } from "../../db/sql.js";
 import { notFound } from "../../errors/coffer-error.js";
 import { parseId } from "../../ids/resolve-id.js";
+import { orUndef, tsFromIso } from "../../shared/proto.js";
 
 /** The columns of `transactions` (and `transaction_versions`), in one list for every query that reads rows. */
 export const TRANSACTION_COLUMNS = [
@@ -33,8 +33,6 @@ export const TRANSACTION_COLUMNS = [
   "seq",
 ] as const;
 
-const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const iso = (col: string) => `to_char(${col} at time zone 'UTC', ${ISO})`;
 
 /**
  * Wraps any SELECT that yields transaction rows (alias `t`, columns as in
@@ -95,14 +93,6 @@ export interface TransactionViewRow {
   tags: string[];
 }
 
-const orUndef = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
-
-/** A Timestamp from the view's UTC ISO text (millisecond precision, as the view renders it). */
-function timestamp(iso: string): Timestamp {
-  const ms = Date.parse(iso);
-  const seconds = Math.floor(ms / 1000);
-  return { $typeName: "google.protobuf.Timestamp", seconds: BigInt(seconds), nanos: (ms - seconds * 1000) * 1_000_000 };
-}
 
 /**
  * A presented row as a coffer.v1.Transaction. Every field is given, so the
@@ -138,9 +128,9 @@ export function transactionToProto(r: TransactionViewRow): TransactionMsg {
     metadata: r.metadata,
     counterpartyId: orUndef(r.counterparty_short_id),
     counterpartyName: orUndef(r.counterparty_name),
-    deletedAt: r.deleted_at ? timestamp(r.deleted_at) : undefined,
-    createdAt: timestamp(r.created_at),
-    updatedAt: timestamp(r.updated_at),
+    deletedAt: r.deleted_at ? tsFromIso(r.deleted_at) : undefined,
+    createdAt: tsFromIso(r.created_at),
+    updatedAt: tsFromIso(r.updated_at),
   };
 }
 
