@@ -1,8 +1,8 @@
-/** `npm run bench`: every foundation benchmark, one after the other (they share the machine's cores). */
+/** `npm run bench`: every benchmark that needs no generated data set, one after the other (they share the machine's cores). */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const BENCHES = ["keys-me.ts", "cold-start.ts"];
+const BENCHES = ["keys-me.ts", "cold-start.ts", "wire-codec.ts"];
 let failed = false;
 for (const file of BENCHES) {
   console.log(`\n# ${file}`);

@@ -12,7 +12,7 @@ import { TagService } from "../../gen/coffer/v1/tags_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { TransactionPageService } from "../../gen/coffer/internal/v1/pages_pb.js";
 import { TransactionSchema, TransactionService, type ListTransactionsRequestSchema, type Transaction } from "../../gen/coffer/v1/transactions_pb.js";
-import { wireCodec } from "../../services/shared/wire-codec.js";
+import { wireCodec } from "../../services/shared/wire/codec.js";
 
 /** The gateways' only way into Coffer: Connect over HTTP/2 (h2c) to the core. */
 export function coreTransport(baseUrl: string): Transport {

@@ -4,7 +4,7 @@ import { ListTransactionPageResponseSchema } from "../../gen/coffer/internal/v1/
 import { ListTransactionsResponseSchema, TransactionSchema } from "../../gen/coffer/v1/transactions_pb.js";
 import { listTransactions } from "../../gateways/shared/core-client.js";
 import { query } from "../../services/db/sql.js";
-import { wireCodec } from "../../services/shared/wire-codec.js";
+import { wireCodec } from "../../services/shared/wire/codec.js";
 import { expectCoreError, withKey } from "../helpers/core-error.js";
 import { newAccount, newTransactions, newUser } from "../helpers/ledger.js";
 import { startStack, type Stack } from "../helpers/stack.js";

@@ -11,7 +11,7 @@ import { file_coffer_v1_transactions, TransactionSchema } from "../../gen/coffer
 import { file_coffer_v1_users } from "../../gen/coffer/v1/users_pb.js";
 import { file_grpc_health_v1_health } from "../../gen/grpc/health/v1/health_pb.js";
 import "../../services/shared/protobuf-utf8.js";
-import { wireCodec } from "../../services/shared/wire-codec.js";
+import { wireCodec } from "../../services/shared/wire/codec.js";
 
 /** A message with a field of every kind the codec handles, beyond what the contract uses today. */
 const allTypesFile = createFileRegistry(

@@ -3,7 +3,7 @@ import type { TransactionPageService } from "../../../gen/coffer/internal/v1/pag
 import { TransactionSchema, type ListTransactionsRequest, type TransactionService } from "../../../gen/coffer/v1/transactions_pb.js";
 import { emOf, kLog } from "../../context.js";
 import type { CoreDeps } from "../../deps.js";
-import { wireCodec } from "../../shared/wire-codec.js";
+import { wireCodec } from "../../shared/wire/codec.js";
 import { countTransactions } from "./count.js";
 import { listTransactions, purgeTransactionVersionsSoon, type ListResult } from "./list.js";
 import { summarizeTransactions } from "./summary.js";
