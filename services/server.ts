@@ -9,7 +9,7 @@ import type { CoreDeps } from "./deps.js";
 import { authInterceptor } from "./interceptors/auth.js";
 import { errorInterceptor } from "./interceptors/errors.js";
 import { routes } from "./routes.js";
-import { loggerOptions } from "./shared/logging.js";
+import { loggerOptions, requestLogController } from "./shared/logging.js";
 
 /** Builds the core server (h2c: Connect, gRPC and gRPC-Web) without listening. */
 export async function buildCoreServer(orm: Orm, config: CoreConfig, opts: { logger?: boolean } = {}) {
@@ -23,6 +23,7 @@ export async function buildCoreServer(orm: Orm, config: CoreConfig, opts: { logg
     // Node 20: without this, close() waits for clients to drop their h2 sessions.
     forceCloseConnections: true,
     logger: opts.logger === false ? false : (loggerOptions("core", config.logLevel) as object),
+    logController: requestLogController(),
     requestIdHeader: "x-request-id",
   });
   await app.register(fastifyConnectPlugin, {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { fastify, type FastifyReply } from "fastify";
-import { loggerOptions } from "../../services/shared/logging.js";
+import { loggerOptions, requestLogController } from "../../services/shared/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { drainOnClose } from "../shared/drain.js";
 import { envelope, mapError, type MappedError } from "../shared/error-map.js";
@@ -21,6 +21,7 @@ function send(reply: FastifyReply, m: MappedError) {
 export async function buildMcpApp(opts: { core: CoreClients; version: string; logger?: boolean }) {
   const app = fastify({
     logger: opts.logger === false ? false : (loggerOptions("mcp") as object),
+    logController: requestLogController(),
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];

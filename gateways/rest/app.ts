@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
 import { Ajv, type ErrorObject } from "ajv";
 import { fastify, type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
-import { loggerOptions } from "../../services/shared/logging.js";
+import { loggerOptions, requestLogController } from "../../services/shared/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { drainOnClose } from "../shared/drain.js";
 import { envelope, mapError, type MappedError } from "../shared/error-map.js";
@@ -47,6 +47,7 @@ function describeValidation(errors: ErrorObject[], part: string): { name: string
 export async function buildRestApp(opts: RestAppOptions) {
   const app = fastify({
     logger: opts.logger === false ? false : (loggerOptions("rest") as object),
+    logController: requestLogController(),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     requestIdHeader: false,
     genReqId: (req) => {

@@ -264,10 +264,18 @@ describe("the three real processes", () => {
         }
       });
     const deadline = Date.now() + 3000;
-    while (tagged(core).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // Each process logs a request when it completes; the lines reach us through pipes, a little later.
+    while ((tagged(core).length === 0 || tagged(restProc).length === 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(tagged(core).length).toBeGreaterThan(0);
     expect(tagged(restProc).length).toBeGreaterThan(0);
     for (const l of tagged(core)) expect(JSON.parse(l)).toMatchObject({ service: "core" });
+    // One line per request, when it completes, with what happened.
+    expect(tagged(restProc).map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({ msg: "request completed", req: { method: "GET", url: "/api/v1/keys/me" }, res: { statusCode: 200 }, responseTime: expect.any(Number) }),
+    ]);
+    expect(tagged(core).map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({ msg: "request completed", req: { method: "POST", url: "/coffer.v1.ApiKeyService/GetCurrentKey" }, res: { statusCode: 200 } }),
+    ]);
   });
 
   it("every process logs structured JSON and no log line contains a key or token", () => {
