@@ -33,7 +33,6 @@ export const TRANSACTION_COLUMNS = [
   "seq",
 ] as const;
 
-
 /**
  * Wraps any SELECT that yields transaction rows (alias `t`, columns as in
  * TRANSACTION_COLUMNS) with what a presented transaction needs: account,
@@ -92,7 +91,6 @@ export interface TransactionViewRow {
   counterparty_name: string | null;
   tags: string[];
 }
-
 
 /**
  * A presented row as a coffer.v1.Transaction. Every field is given, so the
