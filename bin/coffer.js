@@ -4,5 +4,5 @@
 import { register } from "tsx/esm/api";
 
 register();
-const { main } = await import("../services/cli/main.ts");
+const { main } = await import("../cli/main.ts");
 await main(process.argv.slice(2));

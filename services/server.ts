@@ -1,4 +1,3 @@
-import "./shared/protobuf-utf8.js";
 import { createConnectRouter, createContextValues } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import { fastify } from "fastify";
@@ -9,7 +8,7 @@ import type { CoreDeps } from "./deps.js";
 import { authInterceptor } from "./interceptors/auth.js";
 import { errorInterceptor } from "./interceptors/errors.js";
 import { routes } from "./routes.js";
-import { loggerOptions, requestLogController } from "./shared/logging.js";
+import { loggerOptions, requestLogController } from "../common/logging.js";
 
 /** Builds the core server (h2c: Connect, gRPC and gRPC-Web) without listening. */
 export async function buildCoreServer(orm: Orm, config: CoreConfig, opts: { logger?: boolean } = {}) {

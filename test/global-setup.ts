@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { canConnect, startEmbeddedPostgres, type Database } from "../services/db/embedded.js";
+import { canConnect, startEmbeddedPostgres, type Database } from "../cli/embedded-postgres.js";
 import { migrate, openOrm } from "../services/db/orm.js";
 
 declare module "vitest" {

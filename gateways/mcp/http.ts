@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { fastify, type FastifyReply } from "fastify";
-import { loggerOptions, requestLogController } from "../../services/shared/logging.js";
+import { loggerOptions, requestLogController } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { drainOnClose } from "../shared/drain.js";
 import { envelope, mapError, type MappedError } from "../shared/error-map.js";
@@ -18,9 +18,9 @@ function send(reply: FastifyReply, m: MappedError) {
  * transport bound to the caller's key. A request without a valid key is refused
  * (401 + envelope) before any MCP handling; the core judges the key.
  */
-export async function buildMcpApp(opts: { core: CoreClients; version: string; logger?: boolean }) {
+export async function buildMcpApp(opts: { core: CoreClients; version: string; logger?: boolean; logLevel?: string }) {
   const app = fastify({
-    logger: opts.logger === false ? false : (loggerOptions("mcp") as object),
+    logger: opts.logger === false ? false : (loggerOptions("mcp", opts.logLevel ?? "info") as object),
     logController: requestLogController(),
     requestIdHeader: false,
     genReqId: (req) => {

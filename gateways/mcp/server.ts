@@ -1,6 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { VERSION } from "../../services/config.js";
+import { VERSION } from "../../common/version.js";
 import type { CallOptions, CoreClients } from "../shared/core-client.js";
 import { envelope, mapError, type MappedError } from "../shared/error-map.js";
 import type { ToolDef } from "./tool.js";

@@ -1,3 +1,4 @@
+import { readEnv } from "../../common/env.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { callOptions, coreClients, coreTransport } from "../shared/core-client.js";
 import { mapError } from "../shared/error-map.js";
@@ -5,9 +6,9 @@ import { createMcpServer } from "./server.js";
 
 /** `coffer mcp --stdio`: one MCP server on stdin/stdout, key from COFFER_API_KEY. Logs go to stderr only. */
 export async function runMcpStdio(env: NodeJS.ProcessEnv = process.env) {
-  const coreUrl = env.COFFER_CORE_URL ?? `http://127.0.0.1:${env.COFFER_CORE_PORT ?? 7100}`;
-  const core = coreClients(coreTransport(coreUrl));
-  const opts = callOptions(env.COFFER_API_KEY, `stdio-${process.pid}`);
+  const e = readEnv(env);
+  const core = coreClients(coreTransport(e.coreUrl));
+  const opts = callOptions(e.apiKey, `stdio-${process.pid}`);
   try {
     await core.apiKeys.getCurrentKey({}, opts);
   } catch (e) {

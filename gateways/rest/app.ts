@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
 import { Ajv, type ErrorObject } from "ajv";
 import { fastify, type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
-import { loggerOptions, requestLogController } from "../../services/shared/logging.js";
+import { loggerOptions, requestLogController } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { drainOnClose } from "../shared/drain.js";
 import { envelope, mapError, type MappedError } from "../shared/error-map.js";
@@ -13,6 +13,7 @@ export interface RestAppOptions {
   core: CoreClients;
   version: string;
   logger?: boolean;
+  logLevel?: string;
   bodyLimit?: number;
   routes?: RestRoute[];
 }
@@ -46,7 +47,7 @@ function describeValidation(errors: ErrorObject[], part: string): { name: string
 /** The REST gateway: /api/v1 JSON over the core's Connect services. No database, no domain rules. */
 export async function buildRestApp(opts: RestAppOptions) {
   const app = fastify({
-    logger: opts.logger === false ? false : (loggerOptions("rest") as object),
+    logger: opts.logger === false ? false : (loggerOptions("rest", opts.logLevel ?? "info") as object),
     logController: requestLogController(),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     requestIdHeader: false,

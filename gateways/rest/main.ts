@@ -1,4 +1,4 @@
 import { runGateway } from "../shared/run-gateway.js";
 import { buildRestApp } from "./app.js";
 
-export const runRest = (env: NodeJS.ProcessEnv = process.env) => runGateway(env, "COFFER_REST_PORT", 8080, buildRestApp);
+export const runRest = (env: NodeJS.ProcessEnv = process.env) => runGateway(env, (e) => e.restPort, buildRestApp);

@@ -1,4 +1,3 @@
-import "../../services/shared/protobuf-utf8.js";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { Transport } from "@connectrpc/connect";
@@ -9,10 +8,7 @@ import { AccountService } from "../../gen/coffer/v1/accounts_pb.js";
 import { CategoryService } from "../../gen/coffer/v1/categories_pb.js";
 import { CounterpartyService } from "../../gen/coffer/v1/counterparties_pb.js";
 import { TagService } from "../../gen/coffer/v1/tags_pb.js";
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import { TransactionPageService } from "../../gen/coffer/internal/v1/pages_pb.js";
-import { TransactionSchema, TransactionService, type ListTransactionsRequestSchema, type Transaction } from "../../gen/coffer/v1/transactions_pb.js";
-import { wireCodec } from "../../services/shared/wire/codec.js";
+import { TransactionService } from "../../gen/coffer/v1/transactions_pb.js";
 
 /** The gateways' only way into Coffer: Connect over HTTP/2 (h2c) to the core. */
 export function coreTransport(baseUrl: string): Transport {
@@ -28,7 +24,6 @@ export function coreClients(transport: Transport) {
     users: createClient(UserService, transport),
     accounts: createClient(AccountService, transport),
     transactions: createClient(TransactionService, transport),
-    transactionPages: createClient(TransactionPageService, transport),
     categories: createClient(CategoryService, transport),
     tags: createClient(TagService, transport),
     counterparties: createClient(CounterpartyService, transport),
@@ -36,22 +31,6 @@ export function coreClients(transport: Transport) {
 }
 
 export type CoreClients = ReturnType<typeof coreClients>;
-
-const transactionCodec = wireCodec(TransactionSchema);
-
-/**
- * coffer.v1 ListTransactions as the gateways call it: through the core's
- * internal page method (proto/coffer/internal/v1/pages.proto), decoding each
- * transaction with the compiled codec. Same request, same answer.
- */
-export async function listTransactions(
-  core: CoreClients,
-  list: MessageInitShape<typeof ListTransactionsRequestSchema>,
-  opts: CallOptions,
-): Promise<{ transactions: Transaction[]; nextCursor: string; hasMore: boolean }> {
-  const page = await core.transactionPages.listTransactionPage({ list }, opts);
-  return { transactions: page.transactions.map((t) => transactionCodec.decode(t)), nextCursor: page.nextCursor, hasMore: page.hasMore };
-}
 
 /** Per-call options: the caller's key and the request id travel to the core as headers. */
 export interface CallOptions {

@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import { CODE_FOR_CONNECT, ERROR_CODES, ERROR_DOMAIN, isErrorCode, type ErrorCode } from "../../services/errors/codes.js";
+import { CODE_FOR_CONNECT, ERROR_CODES, ERROR_DOMAIN, isErrorCode, type ErrorCode } from "../../common/errors.js";
 
 export interface ErrorEnvelope {
   error: { code: ErrorCode; message: string };

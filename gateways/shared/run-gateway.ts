@@ -1,6 +1,13 @@
 import type { FastifyInstance } from "fastify";
-import { VERSION } from "../../services/config.js";
+import { readEnv, type CofferEnv } from "../../common/env.js";
+import { VERSION } from "../../common/version.js";
 import { coreClients, coreTransport, type CoreClients } from "./core-client.js";
+
+export interface GatewayOptions {
+  core: CoreClients;
+  version: string;
+  logLevel: string;
+}
 
 /**
  * Runs one gateway process: a Connect client to COFFER_CORE_URL, the app
@@ -8,14 +15,12 @@ import { coreClients, coreTransport, type CoreClients } from "./core-client.js";
  */
 export async function runGateway(
   env: NodeJS.ProcessEnv,
-  portVar: "COFFER_REST_PORT" | "COFFER_MCP_PORT",
-  defaultPort: number,
-  build: (opts: { core: CoreClients; version: string }) => Promise<FastifyInstance>,
+  portOf: (e: CofferEnv) => number,
+  build: (opts: GatewayOptions) => Promise<FastifyInstance>,
 ): Promise<FastifyInstance> {
-  const port = Number(env[portVar] ?? defaultPort);
-  const coreUrl = env.COFFER_CORE_URL ?? `http://127.0.0.1:${env.COFFER_CORE_PORT ?? 7100}`;
-  const app = await build({ core: coreClients(coreTransport(coreUrl)), version: VERSION });
-  await app.listen({ port, host: env.COFFER_HOST ?? "127.0.0.1" });
+  const e = readEnv(env);
+  const app = await build({ core: coreClients(coreTransport(e.coreUrl)), version: VERSION, logLevel: e.logLevel });
+  await app.listen({ port: portOf(e), host: e.host });
   const stop = async () => {
     await app.close();
     process.exit(0);

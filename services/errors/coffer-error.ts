@@ -1,4 +1,4 @@
-import type { ErrorCode } from "./codes.js";
+import type { ErrorCode } from "../../common/errors.js";
 
 /**
  * A deliberate, user-facing failure. The message is shown to callers as is,

@@ -1,7 +1,7 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { ConnectionException } from "@mikro-orm/core";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import { ERROR_CODES, ERROR_DOMAIN, type ErrorCode } from "../errors/codes.js";
+import { ERROR_CODES, ERROR_DOMAIN, type ErrorCode } from "../../common/errors.js";
 import { CofferError } from "../errors/coffer-error.js";
 import { kLog } from "../context.js";
 

@@ -1,7 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { SystemService } from "../../gen/coffer/v1/system_pb.js";
 import { HealthCheckResponse_ServingStatus, Health } from "../../gen/grpc/health/v1/health_pb.js";
-import { CONTRACT_VERSION } from "../config.js";
+import { CONTRACT_VERSION } from "../../common/version.js";
 import { emOf } from "../context.js";
 import type { CoreDeps } from "../deps.js";
 import { CofferError } from "../errors/coffer-error.js";

@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { expect } from "vitest";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import { ERROR_CODES, type ErrorCode } from "../../services/errors/codes.js";
+import { ERROR_CODES, type ErrorCode } from "../../common/errors.js";
 
 export interface CoreFailure {
   connectCode: Code;

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import type { LightMyRequestResponse } from "fastify";
-import { ERROR_CODES, type ErrorCode } from "../../services/errors/codes.js";
+import { ERROR_CODES, type ErrorCode } from "../../common/errors.js";
 
 /** Asserts a REST error: the code's HTTP status, JSON, and exactly the {error:{code,message}} envelope. */
 export function expectEnvelope(res: LightMyRequestResponse, code: ErrorCode, message?: string | RegExp) {

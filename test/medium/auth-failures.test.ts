@@ -1,7 +1,7 @@
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../services/auth/key-hash.js";
-import type { ErrorCode } from "../../services/errors/codes.js";
+import type { ErrorCode } from "../../common/errors.js";
 import { expectCoreError, withKey } from "../helpers/core-error.js";
 import { startStack, type Stack } from "../helpers/stack.js";
 

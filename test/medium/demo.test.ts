@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { demoDay, describeDemo, formatCents, loadDemo, type DemoSummary } from "../../services/cli/demo.js";
+import { demoDay, describeDemo, formatCents, loadDemo, type DemoSummary } from "../../cli/demo.js";
 import { openOrm, type Orm } from "../../services/db/orm.js";
 import { query } from "../../services/db/sql.js";
 import { createTestDatabase } from "../helpers/db.js";

@@ -3,7 +3,7 @@ import type { TransactionFilter } from "../../gen/coffer/v1/transactions_pb.js";
 import { openOrm, type Em, type Orm } from "../../services/db/orm.js";
 import { query } from "../../services/db/sql.js";
 import { CofferError } from "../../services/errors/coffer-error.js";
-import type { ErrorCode } from "../../services/errors/codes.js";
+import type { ErrorCode } from "../../common/errors.js";
 import { newShortId } from "../../services/ids/short-id.js";
 import { countTransactions } from "../../services/ledger/transactions/count.js";
 import { listTransactions } from "../../services/ledger/transactions/list.js";

@@ -4,7 +4,7 @@ import type { ListTransactionsRequest, TransactionFilter } from "../../gen/coffe
 import { openOrm, type Em, type Orm } from "../../services/db/orm.js";
 import { query } from "../../services/db/sql.js";
 import { CofferError } from "../../services/errors/coffer-error.js";
-import type { ErrorCode } from "../../services/errors/codes.js";
+import type { ErrorCode } from "../../common/errors.js";
 import { newShortId } from "../../services/ids/short-id.js";
 import { encodeCursor } from "../../services/pagination/cursor.js";
 import { listTransactions, purgeTransactionVersions, type ListResult } from "../../services/ledger/transactions/list.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../services/auth/key-hash.js";
-import type { ErrorCode } from "../../services/errors/codes.js";
+import type { ErrorCode } from "../../common/errors.js";
 import { expectEnvelope, key } from "../helpers/rest.js";
 import { startStack, type Stack } from "../helpers/stack.js";
 

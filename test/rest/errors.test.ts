@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildRestApp } from "../../gateways/rest/app.js";
 import type { RestRoute } from "../../gateways/rest/route.js";
-import { VERSION } from "../../services/config.js";
+import { VERSION } from "../../common/version.js";
 import { expectEnvelope, key } from "../helpers/rest.js";
 import { startStack, type Stack } from "../helpers/stack.js";
 

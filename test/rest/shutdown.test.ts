@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { buildRestApp } from "../../gateways/rest/app.js";
 import { coreClients, coreTransport } from "../../gateways/shared/core-client.js";
-import { VERSION } from "../../services/config.js";
+import { VERSION } from "../../common/version.js";
 
 /** A gateway whose one route waits until the test lets it answer. */
 async function slowGateway() {

@@ -2,7 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { mapError } from "../../gateways/shared/error-map.js";
-import { CODE_FOR_CONNECT, ERROR_CODES, type ErrorCode } from "../../services/errors/codes.js";
+import { CODE_FOR_CONNECT, ERROR_CODES, type ErrorCode } from "../../common/errors.js";
 import { toConnectError } from "../../services/interceptors/errors.js";
 
 const withInfo = (reason: string, message: string, code = Code.Internal, domain = "coffer") =>

@@ -6,7 +6,6 @@ import {
   type Transaction,
   type TransactionFilterSchema,
 } from "../../../gen/coffer/v1/transactions_pb.js";
-import { listTransactions } from "../../shared/core-client.js";
 import { toRest } from "../../shared/rest-json.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
@@ -144,9 +143,8 @@ export const queryTransactions = defineTool({
       return { count: Number(r.count) };
     }
     const fields = fieldsOf(args.fields);
-    const r = await listTransactions(
-      core,
-      { filter, limit: args.limit ?? 0, cursor: args.cursor ?? "", sortBy: args.sort_by ?? "", sortOrder: args.sort_order ?? "" },
+    const r = await core.transactions.listTransactions(
+        { filter, limit: args.limit ?? 0, cursor: args.cursor ?? "", sortBy: args.sort_by ?? "", sortOrder: args.sort_order ?? "" },
       opts,
     );
     return { transactions: r.transactions.map((t) => project(t, fields)), next_cursor: r.nextCursor, has_more: r.hasMore };

@@ -4,7 +4,6 @@ import {
   TransactionSchema,
   type TransactionFilterSchema,
 } from "../../../gen/coffer/v1/transactions_pb.js";
-import { listTransactions } from "../../shared/core-client.js";
 import { toRest } from "../../shared/rest-json.js";
 import type { RestRoute } from "../route.js";
 
@@ -68,8 +67,7 @@ export const transactionReadRoutes: RestRoute[] = [
       }),
     },
     async handler({ core, opts, query }) {
-      const r = await listTransactions(
-        core,
+      const r = await core.transactions.listTransactions(
         { filter: filterOf(query), limit: query.limit ?? 0, cursor: query.cursor ?? "", sortBy: query.sort_by ?? "", sortOrder: query.sort_order ?? "" },
         opts,
       );

@@ -1,15 +1,11 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import type { TransactionPageService } from "../../../gen/coffer/internal/v1/pages_pb.js";
-import { TransactionSchema, type ListTransactionsRequest, type TransactionService } from "../../../gen/coffer/v1/transactions_pb.js";
+import type { ListTransactionsRequest, TransactionService } from "../../../gen/coffer/v1/transactions_pb.js";
 import { emOf, kLog } from "../../context.js";
 import type { CoreDeps } from "../../deps.js";
-import { wireCodec } from "../../shared/wire/codec.js";
 import { countTransactions } from "./count.js";
 import { listTransactions, purgeTransactionVersionsSoon, type ListResult } from "./list.js";
 import { summarizeTransactions } from "./summary.js";
 import { loadTransaction, resolveTransactionId } from "./view.js";
-
-const transactionCodec = wireCodec(TransactionSchema);
 
 /** TransactionService reads: list (cursor-paginated), count, summary, get. */
 export function transactionReadHandlers(deps: CoreDeps): Partial<ServiceImpl<typeof TransactionService>> {
@@ -26,16 +22,6 @@ export function transactionReadHandlers(deps: CoreDeps): Partial<ServiceImpl<typ
     async getTransaction(req, ctx) {
       const em = emOf(ctx);
       return { transaction: await loadTransaction(em, await resolveTransactionId(em, req.id)) };
-    },
-  };
-}
-
-/** The gateways' list call (proto/coffer/internal/v1/pages.proto): the same page, each transaction encoded by the compiled codec. */
-export function transactionPageHandlers(deps: CoreDeps): ServiceImpl<typeof TransactionPageService> {
-  return {
-    async listTransactionPage(req, ctx) {
-      const page = await listPage(deps, req.list ?? { filter: undefined, limit: 0, cursor: "", sortBy: "", sortOrder: "" }, ctx);
-      return { transactions: page.transactions.map((t) => transactionCodec.encode(t)), nextCursor: page.nextCursor, hasMore: page.hasMore };
     },
   };
 }

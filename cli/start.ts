@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { openDatabase } from "../db/embedded.js";
+import { readEnv } from "../common/env.js";
+import { openDatabase } from "./embedded-postgres.js";
 
 const BIN = fileURLToPath(new URL("../../bin/coffer.js", import.meta.url));
 
@@ -27,18 +28,12 @@ async function waitFor(url: string, timeoutMs: number): Promise<void> {
 export async function start(env: NodeJS.ProcessEnv) {
   const began = Date.now();
   const say = (m: string) => process.stderr.write(`${m}\n`);
-  const db = await openDatabase(env, say);
+  const e = readEnv(env);
+  const db = await openDatabase(e, say);
 
-  const corePort = env.COFFER_CORE_PORT ?? "7100";
-  const restPort = env.COFFER_REST_PORT ?? "8080";
-  const mcpPort = env.COFFER_MCP_PORT ?? "8090";
-  const host = env.COFFER_HOST ?? "127.0.0.1";
+  const { corePort, restPort, mcpPort, host } = e;
   const shown = host === "0.0.0.0" ? "localhost" : host;
-  const childEnv = {
-    ...env,
-    DATABASE_URL: db.url,
-    COFFER_CORE_URL: env.COFFER_CORE_URL ?? `http://127.0.0.1:${corePort}`,
-  };
+  const childEnv = { ...env, DATABASE_URL: db.url, COFFER_CORE_URL: e.coreUrl };
 
   const children: ChildProcess[] = [];
   let stopping = false;
@@ -83,7 +78,7 @@ export async function start(env: NodeJS.ProcessEnv) {
   process.stdout.write(
     [
       ``,
-      `Coffer is running (ready in ${seconds}s)${db.owned ? ` on the embedded PostgreSQL in ${env.COFFER_DATA_DIR ?? ".coffer"}` : ""}.`,
+      `Coffer is running (ready in ${seconds}s)${db.owned ? ` on the embedded PostgreSQL in ${e.dataDir}` : ""}.`,
       `  REST API   http://${shown}:${restPort}/api/v1   (health: http://${shown}:${restPort}/health)`,
       `  MCP        http://${shown}:${mcpPort}/mcp`,
       `  core       http://${shown}:${corePort}   (Connect, gRPC, gRPC-Web over h2c)`,

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import pg from "pg";
+import type { CofferEnv } from "../common/env.js";
 
 export interface Database {
   url: string;
@@ -79,12 +80,8 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   return { url, owned: true, stop: () => server.stop() };
 }
 
-export const DEFAULT_EMBEDDED_PORT = 54329;
-
 /** DATABASE_URL when set; otherwise the embedded server under COFFER_DATA_DIR. */
-export async function openDatabase(env: NodeJS.ProcessEnv, log?: (m: string) => void): Promise<Database> {
-  if (env.DATABASE_URL) return { url: env.DATABASE_URL, owned: false, stop: async () => {} };
-  const dataDir = env.COFFER_DATA_DIR ?? ".coffer";
-  const port = Number(env.COFFER_EMBEDDED_PG_PORT ?? DEFAULT_EMBEDDED_PORT);
-  return startEmbeddedPostgres(dataDir, port, log);
+export async function openDatabase(env: CofferEnv, log?: (m: string) => void): Promise<Database> {
+  if (env.databaseUrl) return { url: env.databaseUrl, owned: false, stop: async () => {} };
+  return startEmbeddedPostgres(env.dataDir, env.embeddedPgPort, log);
 }

@@ -1,18 +1,18 @@
 import { parseArgs } from "node:util";
-import { CofferError } from "../errors/coffer-error.js";
+import { CofferError } from "../services/errors/coffer-error.js";
 
 // Each command imports only what it runs: loading the core, both gateways, the
 // ORM and the MCP SDK for every command cost ~2.5 s per CLI call (`keys create`,
 // `device approve`, `mcp --stdio`), against well under a second for one of them.
 const lazy = {
   start: () => import("./start.js").then((m) => m.start),
-  runCore: () => import("../main.js").then((m) => m.runCore),
-  runRest: () => import("../../gateways/rest/main.js").then((m) => m.runRest),
-  runMcpHttp: () => import("../../gateways/mcp/main.js").then((m) => m.runMcpHttp),
-  runMcpStdio: () => import("../../gateways/mcp/stdio.js").then((m) => m.runMcpStdio),
+  runCore: () => import("../services/main.js").then((m) => m.runCore),
+  runRest: () => import("../gateways/rest/main.js").then((m) => m.runRest),
+  runMcpHttp: () => import("../gateways/mcp/main.js").then((m) => m.runMcpHttp),
+  runMcpStdio: () => import("../gateways/mcp/stdio.js").then((m) => m.runMcpStdio),
   withOrm: () => import("./with-orm.js").then((m) => m.withOrm),
-  apiKeys: () => import("../auth/api-keys.js"),
-  deviceCodes: () => import("../auth/device-codes.js"),
+  apiKeys: () => import("../services/auth/api-keys.js"),
+  deviceCodes: () => import("../services/auth/device-codes.js"),
   demo: () => import("./demo.js"),
 };
 

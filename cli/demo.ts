@@ -1,10 +1,10 @@
-import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
-import { newShortId } from "../ids/short-id.js";
-import type { Actor } from "../ledger/actor.js";
-import { recordAnnotation } from "../ledger/annotations.js";
-import { insertTransactions, type NewTransaction } from "../ledger/transactions/insert.js";
-import { createUser } from "../users/users.js";
+import type { Em } from "../services/db/orm.js";
+import { query } from "../services/db/sql.js";
+import { newShortId } from "../services/ids/short-id.js";
+import type { Actor } from "../services/ledger/actor.js";
+import { recordAnnotation } from "../services/ledger/annotations.js";
+import { insertTransactions, type NewTransaction } from "../services/ledger/transactions/insert.js";
+import { createUser } from "../services/users/users.js";
 
 /**
  * `coffer demo`: a realistic household for newcomers (two people, four

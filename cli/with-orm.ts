@@ -1,12 +1,13 @@
-import { openDatabase } from "../db/embedded.js";
-import { migrate, openOrm, type Em } from "../db/orm.js";
+import { readEnv } from "../common/env.js";
+import { openDatabase } from "./embedded-postgres.js";
+import { migrate, openOrm, type Em } from "../services/db/orm.js";
 
 /**
  * Runs `fn` straight on the database (DATABASE_URL, or the embedded default,
  * started for the duration if it is not running), after applying migrations.
  */
 export async function withOrm<T>(fn: (em: Em) => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
-  const db = await openDatabase(env, (m) => process.stderr.write(`${m}\n`));
+  const db = await openDatabase(readEnv(env), (m) => process.stderr.write(`${m}\n`));
   try {
     const orm = await openOrm(db.url, 2);
     try {

@@ -5,7 +5,7 @@ import { LogController, type FastifyReply, type FastifyRequest, type FastifyServ
  * headers and bodies, neither of which is logged; the redact list is a second
  * line of defence in case a header ever is.
  */
-export function loggerOptions(service: string, level = process.env.COFFER_LOG_LEVEL ?? "info"): FastifyServerOptions["logger"] {
+export function loggerOptions(service: string, level: string): FastifyServerOptions["logger"] {
   return {
     level,
     base: { service },
