@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { ApiKeySchema as ApiKeyMsgSchema, type ApiKey as ApiKeyMsg } from "../../gen/coffer/v1/auth_pb.js";
-import { API_KEY_SCOPES, ACTOR_TYPES, ApiKeySchema, UserSchema, type ActorType, type ApiKey, type ApiKeyScope } from "../db/entities/index.js";
+import { ApiKeySchema, type ApiKey as ApiKeyMsg } from "../../gen/coffer/v1/auth_pb.js";
+import { API_KEY_SCOPES, ACTOR_TYPES, ApiKeyEntity, UserEntity, type ActorType, type ApiKey, type ApiKeyScope } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import type { Principal } from "../context.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
@@ -86,7 +86,7 @@ export async function insertApiKey(em: Em, input: NewKeyInput): Promise<{ key: A
   const plaintext = generateApiKey();
   const id = crypto.randomUUID();
   await withShortId((shortId) =>
-    em.insert(ApiKeySchema, {
+    em.insert(ApiKeyEntity, {
       id,
       shortId,
       name: input.name,
@@ -100,7 +100,7 @@ export async function insertApiKey(em: Em, input: NewKeyInput): Promise<{ key: A
       revokedAt: null,
     }),
   );
-  const key = await em.findOneOrFail(ApiKeySchema, { id });
+  const key = await em.findOneOrFail(ApiKeyEntity, { id });
   return { key, plaintext };
 }
 
@@ -116,16 +116,16 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(em: Em): Promise<ApiKey[]> {
-  return em.find(ApiKeySchema, {}, { orderBy: { createdAt: "asc", id: "asc" } });
+  return em.find(ApiKeyEntity, {}, { orderBy: { createdAt: "asc", id: "asc" } });
 }
 
 export async function revokeApiKey(em: Em, rawId: string): Promise<ApiKey> {
-  const key = await findByIdOrShortId(em, ApiKeySchema, rawId);
+  const key = await findByIdOrShortId(em, ApiKeyEntity, rawId);
   if (!key) throw notFound("API key");
   if (!key.revokedAt) {
-    await em.nativeUpdate(ApiKeySchema, { id: key.id, revokedAt: null }, { revokedAt: new Date() });
+    await em.nativeUpdate(ApiKeyEntity, { id: key.id, revokedAt: null }, { revokedAt: new Date() });
   }
-  return em.findOneOrFail(ApiKeySchema, { id: key.id }, { refresh: true });
+  return em.findOneOrFail(ApiKeyEntity, { id: key.id }, { refresh: true });
 }
 
 /** The calling key, presented, in one prepared statement (GET /keys/me runs on every `coffer` login check). */
@@ -156,7 +156,7 @@ export async function currentKey(em: Em, id: string): Promise<ApiKeyMsg> {
 export async function userShortIds(em: Em, keys: ApiKey[]): Promise<Map<string, string>> {
   const ids = [...new Set(keys.map((k) => k.userId).filter((x): x is string => !!x))];
   if (ids.length === 0) return new Map();
-  const users = await em.find(UserSchema, { id: { $in: ids } });
+  const users = await em.find(UserEntity, { id: { $in: ids } });
   return new Map(users.map((u) => [u.id, u.shortId]));
 }
 
@@ -164,7 +164,7 @@ export async function userShortIds(em: Em, keys: ApiKey[]): Promise<Map<string, 
 type PresentedKey = Pick<ApiKey, "id" | "shortId" | "name" | "scope" | "actorType" | "userId" | "keyPrefix" | "createdAt" | "lastUsedAt" | "revokedAt">;
 
 export function apiKeyToProto(key: PresentedKey, userShortIdsById: Map<string, string>): ApiKeyMsg {
-  return create(ApiKeyMsgSchema, {
+  return create(ApiKeySchema, {
     id: key.id,
     shortId: key.shortId,
     name: key.name,

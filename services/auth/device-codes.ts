@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import { DeviceCodeSchema, type ApiKeyScope, type DeviceCode } from "../db/entities/index.js";
+import { DeviceCodeEntity, type ApiKeyScope, type DeviceCode } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import type { Principal } from "../context.js";
 import { CofferError, validation } from "../errors/coffer-error.js";
@@ -37,7 +37,7 @@ export async function createDeviceCode(em: Em, config: DeviceCodeConfig, request
   for (let attempt = 1; ; attempt++) {
     const userCode = newUserCode();
     try {
-      await em.insert(DeviceCodeSchema, {
+      await em.insert(DeviceCodeEntity, {
         id: crypto.randomUUID(),
         shortId: newShortId(),
         deviceCodeHash: hashSecret(deviceCode),
@@ -77,7 +77,7 @@ export type PollResult = { status: "authorization_pending" } | { status: "approv
  */
 export async function pollDeviceCode(em: Em, deviceCode: string): Promise<PollResult> {
   if (!deviceCode) throw validation("device_code is required");
-  const row = await em.findOne(DeviceCodeSchema, { deviceCodeHash: hashSecret(deviceCode) });
+  const row = await em.findOne(DeviceCodeEntity, { deviceCodeHash: hashSecret(deviceCode) });
   if (!row) throw new CofferError("INVALID_DEVICE_CODE", "Unknown device code");
   if (row.status === "denied") throw new CofferError("DENIED", "The operator denied this device code");
   if (row.status === "approved" && row.apiKeyId) return { status: "approved" };
@@ -90,7 +90,7 @@ export async function pollDeviceCode(em: Em, deviceCode: string): Promise<PollRe
       scope: row.scope ?? "read_only",
       actorType: "agent",
     });
-    const claimed = await tx.nativeUpdate(DeviceCodeSchema, { id: row.id, apiKeyId: null }, { apiKeyId: key.id });
+    const claimed = await tx.nativeUpdate(DeviceCodeEntity, { id: row.id, apiKeyId: null }, { apiKeyId: key.id });
     if (claimed === 0) {
       // Another poll won the race: this key must not exist.
       throw new LostClaim();
@@ -118,13 +118,13 @@ async function decide(
   change: { status: "approved" | "denied"; scope: ApiKeyScope | null; name?: string | null },
 ): Promise<Decision> {
   const userCode = normalizeUserCode(rawUserCode ?? "");
-  const row = userCode ? await em.findOne(DeviceCodeSchema, { userCode }) : null;
+  const row = userCode ? await em.findOne(DeviceCodeEntity, { userCode }) : null;
   if (!row) throw new CofferError("INVALID_DEVICE_CODE", "Unknown user code");
   if (row.status !== "pending") throw new CofferError("CONFLICT", `This code was already ${row.status}`);
   if (isExpired(row)) throw new CofferError("EXPIRED", "The device code has expired");
   const name = change.status === "approved" ? change.name ?? row.requestedName ?? `device ${row.userCode}` : null;
   const updated = await em.nativeUpdate(
-    DeviceCodeSchema,
+    DeviceCodeEntity,
     { id: row.id, status: "pending" },
     {
       status: change.status,

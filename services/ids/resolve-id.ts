@@ -1,7 +1,4 @@
-import { SHORT_ID_LENGTH } from "./short-id.js";
-
-const SHORT_ID = new RegExp(`^[0-9A-Za-z]{${SHORT_ID_LENGTH}}$`);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { SHORT_ID, UUID } from "../../common/validation.js";
 
 export type IdLookup = { column: "short_id"; value: string } | { column: "id"; value: string } | null;
 

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 
 export const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-export const SHORT_ID_LENGTH = 8;
+import { SHORT_ID_LENGTH } from "../../common/validation.js";
+
+export { SHORT_ID_LENGTH };
 
 /**
  * Uniform random base62 string. Bytes >= 248 are rejected (248 = 4 * 62) so

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { AnnotationSchema as AnnotationMsgSchema, type Annotation as AnnotationMsg } from "../../gen/coffer/v1/transactions_pb.js";
-import { AnnotationSchema, type Annotation } from "../db/entities/index.js";
+import { AnnotationSchema, type Annotation as AnnotationMsg } from "../../gen/coffer/v1/transactions_pb.js";
+import { AnnotationEntity, type Annotation } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import { newShortId } from "../ids/short-id.js";
 import { table } from "../db/sql.js";
@@ -58,11 +58,11 @@ export async function recordAnnotations(em: Em, actor: Actor, inputs: Annotation
 }
 
 export async function listTransactionAnnotations(em: Em, transactionId: string): Promise<Annotation[]> {
-  return em.find(AnnotationSchema, { transactionId }, { orderBy: { createdAt: "asc", id: "asc" } });
+  return em.find(AnnotationEntity, { transactionId }, { orderBy: { createdAt: "asc", id: "asc" } });
 }
 
 export function annotationToProto(a: Annotation, transactionShortId: string | null): AnnotationMsg {
-  return create(AnnotationMsgSchema, {
+  return create(AnnotationSchema, {
     id: a.id,
     shortId: a.shortId,
     transactionId: transactionShortId ?? undefined,

@@ -1,8 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { isForeignKeyViolation } from "../db/sql.js";
-import { UserSchema as UserMsgSchema, type User as UserMsg } from "../../gen/coffer/v1/users_pb.js";
-import { UserSchema, type User } from "../db/entities/index.js";
+import { UserSchema, type User as UserMsg } from "../../gen/coffer/v1/users_pb.js";
+import { UserEntity, type User } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { findByIdOrShortId } from "../ids/find.js";
@@ -12,7 +12,7 @@ import { orUndef, ts } from "../shared/proto.js";
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function resolveUser(em: Em, raw: string): Promise<User> {
-  const user = await findByIdOrShortId(em, UserSchema, raw);
+  const user = await findByIdOrShortId(em, UserEntity, raw);
   if (!user) throw notFound("User");
   return user;
 }
@@ -40,7 +40,7 @@ function emailTaken(e: unknown): never {
 }
 
 export async function listUsers(em: Em): Promise<User[]> {
-  return em.find(UserSchema, {}, { orderBy: { createdAt: "asc", id: "asc" } });
+  return em.find(UserEntity, {}, { orderBy: { createdAt: "asc", id: "asc" } });
 }
 
 export async function createUser(em: Em, req: { name: string; email?: string }): Promise<User> {
@@ -49,9 +49,9 @@ export async function createUser(em: Em, req: { name: string; email?: string }):
   const id = crypto.randomUUID();
   const now = new Date();
   await withShortId((shortId) =>
-    em.insert(UserSchema, { id, shortId, name, email, createdAt: now, updatedAt: now }),
+    em.insert(UserEntity, { id, shortId, name, email, createdAt: now, updatedAt: now }),
   ).catch(emailTaken);
-  return em.findOneOrFail(UserSchema, { id });
+  return em.findOneOrFail(UserEntity, { id });
 }
 
 export async function updateUser(em: Em, req: { id: string; name?: string; email?: string }): Promise<User> {
@@ -60,16 +60,16 @@ export async function updateUser(em: Em, req: { id: string; name?: string; email
   if (req.name !== undefined) changes.name = parseName(req.name);
   if (req.email !== undefined) changes.email = parseEmail(req.email);
   if (Object.keys(changes).length > 0) {
-    await em.nativeUpdate(UserSchema, { id: user.id }, { ...changes, updatedAt: new Date() }).catch(emailTaken);
+    await em.nativeUpdate(UserEntity, { id: user.id }, { ...changes, updatedAt: new Date() }).catch(emailTaken);
   }
-  return em.findOneOrFail(UserSchema, { id: user.id }, { refresh: true });
+  return em.findOneOrFail(UserEntity, { id: user.id }, { refresh: true });
 }
 
 /** Foreign keys to users are ON DELETE RESTRICT, so "still owns data" is the database's answer. */
 export async function deleteUser(em: Em, raw: string): Promise<void> {
   const user = await resolveUser(em, raw);
   try {
-    await em.nativeDelete(UserSchema, { id: user.id });
+    await em.nativeDelete(UserEntity, { id: user.id });
   } catch (e) {
     if (isForeignKeyViolation(e)) {
       throw new CofferError("CONFLICT", "This user still owns data (accounts, connections or API keys); remove or reassign it first");
@@ -79,7 +79,7 @@ export async function deleteUser(em: Em, raw: string): Promise<void> {
 }
 
 export function userToProto(u: User): UserMsg {
-  return create(UserMsgSchema, {
+  return create(UserSchema, {
     id: u.id,
     shortId: u.shortId,
     name: u.name,

@@ -2,7 +2,7 @@ import { defineEntity, type InferEntity } from "@mikro-orm/core";
 import { randomUUID } from "node:crypto";
 
 /** A household member. */
-export const UserSchema = defineEntity({
+export const UserEntity = defineEntity({
   name: "User",
   tableName: "users",
   properties: (p) => ({
@@ -14,7 +14,7 @@ export const UserSchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   }),
 });
-export type User = InferEntity<typeof UserSchema>;
+export type User = InferEntity<typeof UserEntity>;
 
 export const API_KEY_SCOPES = ["read_only", "full_access"] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
@@ -22,7 +22,7 @@ export const ACTOR_TYPES = ["user", "agent"] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
 /** An API key. Only its SHA-256 is stored; the plaintext is shown once at creation. */
-export const ApiKeySchema = defineEntity({
+export const ApiKeyEntity = defineEntity({
   name: "ApiKey",
   tableName: "api_keys",
   properties: (p) => ({
@@ -39,7 +39,7 @@ export const ApiKeySchema = defineEntity({
     revokedAt: p.datetime().nullable(),
   }),
 });
-export type ApiKey = InferEntity<typeof ApiKeySchema>;
+export type ApiKey = InferEntity<typeof ApiKeyEntity>;
 
 export type DeviceCodeStatus = "pending" | "approved" | "denied";
 
@@ -48,7 +48,7 @@ export type DeviceCodeStatus = "pending" | "approved" | "denied";
  * a credential); the API key is created only at the first approved poll so its
  * plaintext is never stored anywhere.
  */
-export const DeviceCodeSchema = defineEntity({
+export const DeviceCodeEntity = defineEntity({
   name: "DeviceCode",
   tableName: "device_codes",
   properties: (p) => ({
@@ -67,4 +67,4 @@ export const DeviceCodeSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   }),
 });
-export type DeviceCode = InferEntity<typeof DeviceCodeSchema>;
+export type DeviceCode = InferEntity<typeof DeviceCodeEntity>;

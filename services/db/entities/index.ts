@@ -1,26 +1,26 @@
-import { ApiKeySchema, DeviceCodeSchema, UserSchema } from "./foundation.js";
+import { ApiKeyEntity, DeviceCodeEntity, UserEntity } from "./foundation.js";
 import {
-  AccountSchema,
-  AnnotationSchema,
-  CategorySchema,
-  CommentSchema,
-  CounterpartySchema,
-  TagSchema,
-  TransactionSchema,
+  AccountEntity,
+  AnnotationEntity,
+  CategoryEntity,
+  CommentEntity,
+  CounterpartyEntity,
+  TagEntity,
+  TransactionEntity,
 } from "./ledger.js";
 
 export * from "./foundation.js";
 export * from "./ledger.js";
 
 export const entities = [
-  UserSchema,
-  ApiKeySchema,
-  DeviceCodeSchema,
-  CategorySchema,
-  TagSchema,
-  CounterpartySchema,
-  AccountSchema,
-  TransactionSchema,
-  CommentSchema,
-  AnnotationSchema,
+  UserEntity,
+  ApiKeyEntity,
+  DeviceCodeEntity,
+  CategoryEntity,
+  TagEntity,
+  CounterpartyEntity,
+  AccountEntity,
+  TransactionEntity,
+  CommentEntity,
+  AnnotationEntity,
 ];

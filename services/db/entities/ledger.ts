@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 // be fast at a million rows use SQL directly (see services/ledger/transactions);
 // these are for single-row reads and writes.
 
-export const CategorySchema = defineEntity({
+export const CategoryEntity = defineEntity({
   name: "Category",
   tableName: "categories",
   properties: (p) => ({
@@ -19,9 +19,9 @@ export const CategorySchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()),
   }),
 });
-export type Category = InferEntity<typeof CategorySchema>;
+export type Category = InferEntity<typeof CategoryEntity>;
 
-export const TagSchema = defineEntity({
+export const TagEntity = defineEntity({
   name: "Tag",
   tableName: "tags",
   properties: (p) => ({
@@ -34,9 +34,9 @@ export const TagSchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()),
   }),
 });
-export type Tag = InferEntity<typeof TagSchema>;
+export type Tag = InferEntity<typeof TagEntity>;
 
-export const CounterpartySchema = defineEntity({
+export const CounterpartyEntity = defineEntity({
   name: "Counterparty",
   tableName: "counterparties",
   properties: (p) => ({
@@ -49,9 +49,9 @@ export const CounterpartySchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()),
   }),
 });
-export type Counterparty = InferEntity<typeof CounterpartySchema>;
+export type Counterparty = InferEntity<typeof CounterpartyEntity>;
 
-export const AccountSchema = defineEntity({
+export const AccountEntity = defineEntity({
   name: "Account",
   tableName: "accounts",
   properties: (p) => ({
@@ -76,11 +76,11 @@ export const AccountSchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()),
   }),
 });
-export type Account = InferEntity<typeof AccountSchema>;
+export type Account = InferEntity<typeof AccountEntity>;
 
 export type CategorySource = "user" | "agent" | "rule" | "system";
 
-export const TransactionSchema = defineEntity({
+export const TransactionEntity = defineEntity({
   name: "Transaction",
   tableName: "transactions",
   properties: (p) => ({
@@ -108,9 +108,9 @@ export const TransactionSchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()),
   }),
 });
-export type Transaction = InferEntity<typeof TransactionSchema>;
+export type Transaction = InferEntity<typeof TransactionEntity>;
 
-export const CommentSchema = defineEntity({
+export const CommentEntity = defineEntity({
   name: "Comment",
   tableName: "comments",
   properties: (p) => ({
@@ -125,9 +125,9 @@ export const CommentSchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()),
   }),
 });
-export type Comment = InferEntity<typeof CommentSchema>;
+export type Comment = InferEntity<typeof CommentEntity>;
 
-export const AnnotationSchema = defineEntity({
+export const AnnotationEntity = defineEntity({
   name: "Annotation",
   tableName: "annotations",
   properties: (p) => ({
@@ -144,4 +144,4 @@ export const AnnotationSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   }),
 });
-export type Annotation = InferEntity<typeof AnnotationSchema>;
+export type Annotation = InferEntity<typeof AnnotationEntity>;

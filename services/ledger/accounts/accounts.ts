@@ -1,11 +1,11 @@
 import { create } from "@bufbuild/protobuf";
-import { AccountSchema as AccountMsgSchema, type Account as AccountMsg } from "../../../gen/coffer/v1/accounts_pb.js";
-import { AccountSchema, UserSchema, type Account, type User } from "../../db/entities/index.js";
+import { AccountSchema, type Account as AccountMsg } from "../../../gen/coffer/v1/accounts_pb.js";
+import { AccountEntity, UserEntity, type Account, type User } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";
-import { parseCurrency } from "../../shared/money.js";
+import { parseCurrency } from "../../shared/validate.js";
 import { orUndef, ts } from "../../shared/proto.js";
 import { resolveUser } from "../../users/users.js";
 import type { Actor } from "../actor.js";
@@ -19,7 +19,7 @@ const BALANCE = /^-?\d{1,12}(\.\d{1,2})?$/;
 export async function resolveAccount(em: Em, raw: string): Promise<Account> {
   const lookup = parseId(raw);
   const where = lookup?.column === "id" ? { id: lookup.value } : lookup ? { shortId: lookup.value } : null;
-  const found = where ? await em.findOne(AccountSchema, where, { refresh: true }) : null;
+  const found = where ? await em.findOne(AccountEntity, where, { refresh: true }) : null;
   if (!found) throw notFound("Account");
   return found;
 }
@@ -59,7 +59,7 @@ function parseMask(raw: string | undefined): string | null {
 }
 
 export function accountToProto(a: Account, owner: Pick<User, "shortId" | "name">): AccountMsg {
-  return create(AccountMsgSchema, {
+  return create(AccountSchema, {
     id: a.id,
     shortId: a.shortId,
     userId: owner.shortId,
@@ -84,7 +84,7 @@ export function accountToProto(a: Account, owner: Pick<User, "shortId" | "name">
 /** Accounts as presented: each with its owner's short id and name. */
 async function present(em: Em, accounts: Account[]): Promise<AccountMsg[]> {
   const ids = [...new Set(accounts.map((a) => a.userId))];
-  const users = ids.length ? await em.find(UserSchema, { id: { $in: ids } }, { refresh: true }) : [];
+  const users = ids.length ? await em.find(UserEntity, { id: { $in: ids } }, { refresh: true }) : [];
   const byId = new Map(users.map((u) => [u.id, u]));
   return accounts.map((a) => accountToProto(a, byId.get(a.userId)!));
 }
@@ -93,12 +93,12 @@ export async function listAccounts(em: Em, req: { userId?: string; includeHidden
   const where: Record<string, unknown> = {};
   if (req.userId !== undefined) where.userId = (await resolveUser(em, req.userId)).id;
   if (!req.includeHidden) where.hidden = false;
-  const accounts = await em.find(AccountSchema, where, { orderBy: { name: "asc", id: "asc" }, refresh: true });
+  const accounts = await em.find(AccountEntity, where, { orderBy: { name: "asc", id: "asc" }, refresh: true });
   return present(em, accounts);
 }
 
 export async function presentAccount(em: Em, id: string): Promise<AccountMsg> {
-  const a = await em.findOneOrFail(AccountSchema, { id }, { refresh: true });
+  const a = await em.findOneOrFail(AccountEntity, { id }, { refresh: true });
   return (await present(em, [a]))[0];
 }
 
@@ -130,7 +130,7 @@ export async function createAccount(em: Em, actor: Actor, req: CreateAccountInpu
     // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
     await withShortId((shortId) =>
       tx.transactional((sp) =>
-        sp.insert(AccountSchema, {
+        sp.insert(AccountEntity, {
           id,
           shortId,
           userId: owner.id,
@@ -182,13 +182,13 @@ export async function updateAccount(em: Em, actor: Actor, req: { id: string; nam
     if (req.userId !== undefined) {
       const owner = await resolveUser(tx, req.userId.trim());
       if (owner.id !== a.userId) {
-        const previous = await tx.findOneOrFail(UserSchema, { id: a.userId });
+        const previous = await tx.findOneOrFail(UserEntity, { id: a.userId });
         set.userId = owner.id;
         changes.user_id = { from: previous.shortId, to: owner.shortId };
       }
     }
     if (Object.keys(changes).length === 0) return a.id;
-    await tx.nativeUpdate(AccountSchema, { id: a.id }, { ...set, updatedAt: new Date() });
+    await tx.nativeUpdate(AccountEntity, { id: a.id }, { ...set, updatedAt: new Date() });
     await recordAnnotation(tx, actor, { entityType: "account", entityId: a.id, action: "updated", details: { changes } });
     return a.id;
   });

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { CategorySchema as CategoryMsgSchema, type Category as CategoryMsg } from "../../../gen/coffer/v1/categories_pb.js";
-import { CategorySchema, type Category } from "../../db/entities/index.js";
+import { CategorySchema, type Category as CategoryMsg } from "../../../gen/coffer/v1/categories_pb.js";
+import { CategoryEntity, type Category } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { isForeignKeyViolation, query } from "../../db/sql.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
@@ -10,7 +10,8 @@ import { ts } from "../../shared/proto.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations } from "../annotations.js";
 import { UNCATEGORIZED } from "../taxonomy.js";
-import { isSlugTaken, parseDisplayName, parseSlug, SLUG, slugOrDerived } from "./slug.js";
+import { isSlug, parseSlug } from "../../shared/validate.js";
+import { isSlugTaken, parseDisplayName, slugOrDerived } from "./slug.js";
 
 // Protecting the system category is a permission question (no caller may do
 // it, whatever the state), so it answers 403 FORBIDDEN; state clashes
@@ -26,10 +27,10 @@ async function findCategory(em: Em, raw: string): Promise<Category | null> {
   const lookup = parseId(raw);
   if (lookup) {
     const where = lookup.column === "id" ? { id: lookup.value } : { shortId: lookup.value };
-    const found = await em.findOne(CategorySchema, where, { refresh: true });
+    const found = await em.findOne(CategoryEntity, where, { refresh: true });
     if (found) return found;
   }
-  return SLUG.test(raw) ? em.findOne(CategorySchema, { slug: raw }, { refresh: true }) : null;
+  return isSlug(raw) ? em.findOne(CategoryEntity, { slug: raw }, { refresh: true }) : null;
 }
 
 /** The category a path `{id}` names, or 404. */
@@ -45,13 +46,13 @@ export async function resolveCategory(em: Em, raw: string): Promise<Category> {
  * missing resource.
  */
 async function categoryNamedBy(em: Em, raw: string, field: string, opts: { slugOnly?: boolean } = {}): Promise<Category> {
-  const found = opts.slugOnly ? await em.findOne(CategorySchema, { slug: raw }, { refresh: true }) : await findCategory(em, raw);
+  const found = opts.slugOnly ? await em.findOne(CategoryEntity, { slug: raw }, { refresh: true }) : await findCategory(em, raw);
   if (!found) throw validation(`${field} ${JSON.stringify(raw.slice(0, 64))} names no category`);
   return found;
 }
 
 async function assertSlugFree(em: Em, slug: string): Promise<void> {
-  if (await em.count(CategorySchema, { slug })) throw slugTaken(slug);
+  if (await em.count(CategoryEntity, { slug })) throw slugTaken(slug);
 }
 
 /** A parent must be an ordinary top-level category: the taxonomy has two levels. */
@@ -61,11 +62,11 @@ function assertCanBeParent(parent: Category): void {
 }
 
 async function childrenOf(em: Em, id: string): Promise<Category[]> {
-  return em.find(CategorySchema, { parentId: id }, { orderBy: { slug: "asc" }, refresh: true });
+  return em.find(CategoryEntity, { parentId: id }, { orderBy: { slug: "asc" }, refresh: true });
 }
 
 export function categoryToProto(c: Category, parent: Category | null, children: CategoryMsg[] = []): CategoryMsg {
-  return create(CategoryMsgSchema, {
+  return create(CategorySchema, {
     id: c.id,
     shortId: c.shortId,
     slug: c.slug,
@@ -81,7 +82,7 @@ export function categoryToProto(c: Category, parent: Category | null, children: 
 
 /** The whole taxonomy: top-level categories by slug, each with its children by slug. */
 export async function listCategoryTree(em: Em): Promise<CategoryMsg[]> {
-  const all = await em.find(CategorySchema, {}, { orderBy: { slug: "asc" }, refresh: true });
+  const all = await em.find(CategoryEntity, {}, { orderBy: { slug: "asc" }, refresh: true });
   const byId = new Map(all.map((c) => [c.id, c]));
   const kids = new Map<string, CategoryMsg[]>();
   for (const c of all) {
@@ -93,8 +94,8 @@ export async function listCategoryTree(em: Em): Promise<CategoryMsg[]> {
 
 /** One category as presented: with its parent and (for a top-level one) its children. */
 export async function presentCategory(em: Em, id: string): Promise<CategoryMsg> {
-  const c = await em.findOneOrFail(CategorySchema, { id }, { refresh: true });
-  const parent = c.parentId ? await em.findOneOrFail(CategorySchema, { id: c.parentId }, { refresh: true }) : null;
+  const c = await em.findOneOrFail(CategoryEntity, { id }, { refresh: true });
+  const parent = c.parentId ? await em.findOneOrFail(CategoryEntity, { id: c.parentId }, { refresh: true }) : null;
   const children = (await childrenOf(em, c.id)).map((k) => categoryToProto(k, c));
   return categoryToProto(c, parent, children);
 }
@@ -116,7 +117,7 @@ export async function createCategory(
     // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
     await withShortId((shortId) =>
       tx.transactional((sp) =>
-        sp.insert(CategorySchema, { id, shortId, slug, displayName, parentId: parent?.id ?? null, isSystem: false, createdAt: now, updatedAt: now }),
+        sp.insert(CategoryEntity, { id, shortId, slug, displayName, parentId: parent?.id ?? null, isSystem: false, createdAt: now, updatedAt: now }),
       ),
     ).catch((e) => {
       throw isSlugTaken(e) ? slugTaken(slug) : e;
@@ -161,11 +162,11 @@ export async function updateCategory(
       const wanted = req.parentSlug.trim() ? await categoryNamedBy(tx, parseSlug(req.parentSlug, "parent_slug"), "parent_slug", { slugOnly: true }) : null;
       if ((wanted?.id ?? null) !== c.parentId) {
         if (c.isSystem) throw systemProtected("be moved under another category");
-        const current = c.parentId ? await tx.findOneOrFail(CategorySchema, { id: c.parentId }) : null;
+        const current = c.parentId ? await tx.findOneOrFail(CategoryEntity, { id: c.parentId }) : null;
         if (wanted) {
           if (wanted.id === c.id) throw validation("a category cannot be its own parent");
           assertCanBeParent(wanted);
-          if ((await tx.count(CategorySchema, { parentId: c.id })) > 0) {
+          if ((await tx.count(CategoryEntity, { parentId: c.id })) > 0) {
             throw new CofferError("CONFLICT", `"${c.slug}" has child categories, so it cannot become a child itself; move or merge its children first`);
           }
         }
@@ -175,7 +176,7 @@ export async function updateCategory(
     }
 
     if (Object.keys(changes).length === 0) return c.id;
-    await tx.nativeUpdate(CategorySchema, { id: c.id }, { ...set, updatedAt: new Date() }).catch((e) => {
+    await tx.nativeUpdate(CategoryEntity, { id: c.id }, { ...set, updatedAt: new Date() }).catch((e) => {
       throw isSlugTaken(e) ? slugTaken(String(set.slug)) : e;
     });
     await recordAnnotation(tx, actor, { entityType: "category", entityId: c.id, action: "updated", details: { slug: set.slug ?? c.slug, changes } });
@@ -216,7 +217,7 @@ async function moveTransactions(tx: Em, actor: Actor, from: Category, to: Catego
 
 async function deleteRow(tx: Em, c: Category): Promise<void> {
   try {
-    await tx.nativeDelete(CategorySchema, { id: c.id });
+    await tx.nativeDelete(CategoryEntity, { id: c.id });
   } catch (e) {
     // A child added concurrently: the parent_id foreign key refuses the delete.
     if (isForeignKeyViolation(e)) throw new CofferError("CONFLICT", `"${c.slug}" has child categories`);
@@ -267,7 +268,7 @@ export async function mergeCategory(em: Em, actor: Actor, req: { id: string; int
       if (target.parentId) {
         throw new CofferError("CONFLICT", `"${source.slug}" has child categories and "${target.slug}" is a child category; merge into a top-level category`);
       }
-      await tx.nativeUpdate(CategorySchema, { parentId: source.id }, { parentId: target.id, updatedAt: new Date() });
+      await tx.nativeUpdate(CategoryEntity, { parentId: source.id }, { parentId: target.id, updatedAt: new Date() });
       await recordAnnotations(
         tx,
         actor,

@@ -1,9 +1,7 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { SLUG_MAX } from "../../../common/validation.js";
 import { validation } from "../../errors/coffer-error.js";
-
-/** Category and tag slugs: what the database's check constraint accepts. */
-export const SLUG = /^[a-z0-9_]{1,64}$/;
-export const SLUG_MAX = 64;
+import { parseSlug } from "../../shared/validate.js";
 
 /**
  * A slug from a display name: accents dropped, lowercase, every run of
@@ -19,13 +17,6 @@ export function slugify(text: string): string {
     .replace(/^_+|_+$/g, "")
     .slice(0, SLUG_MAX)
     .replace(/_+$/, "");
-}
-
-/** A slug the caller typed: trimmed and lowercased, then it must already be a valid slug. */
-export function parseSlug(raw: string, field = "slug"): string {
-  const slug = raw.trim().toLowerCase();
-  if (!SLUG.test(slug)) throw validation(`${field} must be 1 to 64 characters of a-z, 0-9 and _`);
-  return slug;
 }
 
 /** The slug given, or one derived from the display name when none was given. */

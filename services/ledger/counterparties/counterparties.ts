@@ -1,10 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import {
-  CounterpartySchema as CounterpartyMsgSchema,
+  CounterpartySchema,
   type Counterparty as CounterpartyMsg,
 } from "../../../gen/coffer/v1/counterparties_pb.js";
-import { CounterpartySchema, type Counterparty } from "../../db/entities/index.js";
+import { CounterpartyEntity, type Counterparty } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { pgArray, query } from "../../db/sql.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
@@ -44,17 +44,17 @@ function parseNotes(raw: string): string | null {
 export async function resolveCounterparty(em: Em, raw: string): Promise<Counterparty> {
   const lookup = parseId(raw);
   const where = lookup?.column === "id" ? { id: lookup.value } : lookup ? { shortId: lookup.value } : null;
-  const found = where ? await em.findOne(CounterpartySchema, where, { refresh: true }) : null;
+  const found = where ? await em.findOne(CounterpartyEntity, where, { refresh: true }) : null;
   if (!found) throw notFound("Counterparty");
   return found;
 }
 
 export async function loadCounterparty(em: Em, id: string): Promise<Counterparty> {
-  return em.findOneOrFail(CounterpartySchema, { id }, { refresh: true });
+  return em.findOneOrFail(CounterpartyEntity, { id }, { refresh: true });
 }
 
 export function counterpartyToProto(c: Counterparty): CounterpartyMsg {
-  return create(CounterpartyMsgSchema, {
+  return create(CounterpartySchema, {
     id: c.id,
     shortId: c.shortId,
     name: c.name,
@@ -69,7 +69,7 @@ export function counterpartyToProto(c: Counterparty): CounterpartyMsg {
 export async function listCounterparties(em: Em, search?: string): Promise<Counterparty[]> {
   const term = search?.trim();
   const where = term ? { name: { $ilike: `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } } : {};
-  return em.find(CounterpartySchema, where, { orderBy: { name: "asc", id: "asc" }, refresh: true });
+  return em.find(CounterpartyEntity, where, { orderBy: { name: "asc", id: "asc" }, refresh: true });
 }
 
 async function assertNameFree(em: Em, name: string, exceptId: string | null): Promise<void> {
@@ -87,7 +87,7 @@ export async function createCounterparty(em: Em, actor: Actor, req: { name: stri
     const now = new Date();
     // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
     await withShortId((shortId) =>
-      tx.transactional((sp) => sp.insert(CounterpartySchema, { id, shortId, name, type, notes, createdAt: now, updatedAt: now })),
+      tx.transactional((sp) => sp.insert(CounterpartyEntity, { id, shortId, name, type, notes, createdAt: now, updatedAt: now })),
     ).catch((e) => {
       throw isNameTaken(e) ? nameTaken(name) : e;
     });
@@ -128,7 +128,7 @@ export async function updateCounterparty(
       }
     }
     if (Object.keys(changes).length === 0) return c.id;
-    await tx.nativeUpdate(CounterpartySchema, { id: c.id }, { ...set, updatedAt: new Date() }).catch((e) => {
+    await tx.nativeUpdate(CounterpartyEntity, { id: c.id }, { ...set, updatedAt: new Date() }).catch((e) => {
       throw isNameTaken(e) ? nameTaken(String(set.name)) : e;
     });
     await recordAnnotation(tx, actor, { entityType: "counterparty", entityId: c.id, action: "updated", details: { changes } });

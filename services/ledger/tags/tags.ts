@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { TagSchema as TagMsgSchema, type Tag as TagMsg } from "../../../gen/coffer/v1/tags_pb.js";
-import { TagSchema, type Tag } from "../../db/entities/index.js";
+import { TagSchema, type Tag as TagMsg } from "../../../gen/coffer/v1/tags_pb.js";
+import { TagEntity, type Tag } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
@@ -9,7 +9,8 @@ import { parseId } from "../../ids/resolve-id.js";
 import { orUndef, ts } from "../../shared/proto.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations } from "../annotations.js";
-import { isSlugTaken, parseDisplayName, parseSlug, SLUG, slugify } from "../categories/slug.js";
+import { isSlug, parseSlug } from "../../shared/validate.js";
+import { isSlugTaken, parseDisplayName, slugify } from "../categories/slug.js";
 
 const COLOR = /^#[0-9a-f]{6}$/;
 const slugTaken = (slug: string) => new CofferError("SLUG_CONFLICT", `A tag with slug "${slug}" already exists`);
@@ -33,18 +34,18 @@ export async function resolveTag(em: Em, raw: string): Promise<Tag> {
   const lookup = parseId(raw);
   if (lookup) {
     const where = lookup.column === "id" ? { id: lookup.value } : { shortId: lookup.value };
-    const found = await em.findOne(TagSchema, where, { refresh: true });
+    const found = await em.findOne(TagEntity, where, { refresh: true });
     if (found) return found;
   }
-  if (SLUG.test(raw)) {
-    const found = await em.findOne(TagSchema, { slug: raw }, { refresh: true });
+  if (isSlug(raw)) {
+    const found = await em.findOne(TagEntity, { slug: raw }, { refresh: true });
     if (found) return found;
   }
   throw notFound("Tag");
 }
 
 export function tagToProto(t: Tag): TagMsg {
-  return create(TagMsgSchema, {
+  return create(TagSchema, {
     id: t.id,
     shortId: t.shortId,
     slug: t.slug,
@@ -56,15 +57,15 @@ export function tagToProto(t: Tag): TagMsg {
 }
 
 export async function listTags(em: Em): Promise<Tag[]> {
-  return em.find(TagSchema, {}, { orderBy: { slug: "asc" }, refresh: true });
+  return em.find(TagEntity, {}, { orderBy: { slug: "asc" }, refresh: true });
 }
 
 export async function loadTag(em: Em, id: string): Promise<Tag> {
-  return em.findOneOrFail(TagSchema, { id }, { refresh: true });
+  return em.findOneOrFail(TagEntity, { id }, { refresh: true });
 }
 
 async function assertSlugFree(em: Em, slug: string): Promise<void> {
-  if (await em.count(TagSchema, { slug })) throw slugTaken(slug);
+  if (await em.count(TagEntity, { slug })) throw slugTaken(slug);
 }
 
 /** Slug and display name: either may be left out and is then derived from the other. */
@@ -87,7 +88,7 @@ export async function createTag(em: Em, actor: Actor, req: { slug?: string; disp
     const now = new Date();
     // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
     await withShortId((shortId) =>
-      tx.transactional((sp) => sp.insert(TagSchema, { id, shortId, slug, displayName, color, createdAt: now, updatedAt: now })),
+      tx.transactional((sp) => sp.insert(TagEntity, { id, shortId, slug, displayName, color, createdAt: now, updatedAt: now })),
     ).catch((e) => {
       throw isSlugTaken(e) ? slugTaken(slug) : e;
     });
@@ -128,7 +129,7 @@ export async function updateTag(
       }
     }
     if (Object.keys(changes).length === 0) return t.id;
-    await tx.nativeUpdate(TagSchema, { id: t.id }, { ...set, updatedAt: new Date() }).catch((e) => {
+    await tx.nativeUpdate(TagEntity, { id: t.id }, { ...set, updatedAt: new Date() }).catch((e) => {
       throw isSlugTaken(e) ? slugTaken(String(set.slug)) : e;
     });
     await recordAnnotation(tx, actor, { entityType: "tag", entityId: t.id, action: "updated", details: { slug: set.slug ?? t.slug, changes } });
@@ -156,7 +157,7 @@ export async function deleteTag(em: Em, actor: Actor, rawId: string): Promise<nu
         details: { slug: t.slug, reason: "tag_deleted" },
       })),
     );
-    await tx.nativeDelete(TagSchema, { id: t.id });
+    await tx.nativeDelete(TagEntity, { id: t.id });
     await recordAnnotation(tx, actor, {
       entityType: "tag",
       entityId: t.id,

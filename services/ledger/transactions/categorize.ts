@@ -1,3 +1,4 @@
+import { isSlug } from "../../shared/validate.js";
 import type { Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
 import type { CategorySource } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
@@ -19,7 +20,6 @@ import { loadTransaction, resolveTransactionId } from "./view.js";
  * category and its source, which hands the row back to the rules.
  */
 
-const SLUG = /^[a-z0-9_]{1,64}$/;
 
 export interface CategoryChoice {
   /** null for uncategorized (category_id null means uncategorized). */
@@ -32,7 +32,7 @@ export async function categoryBySlug(em: Em, raw: string | undefined): Promise<C
   const slug = (raw ?? "").trim();
   if (!slug) throw validation("category_slug is required");
   if (slug === UNCATEGORIZED) return { id: null, slug };
-  const rows = SLUG.test(slug) ? await query<{ id: string }>(em, `select id from categories where slug = ?`, [slug]) : [];
+  const rows = isSlug(slug) ? await query<{ id: string }>(em, `select id from categories where slug = ?`, [slug]) : [];
   if (rows.length === 0) throw validation(`Unknown category_slug ${quoted(slug)}; GET /api/v1/categories lists the slugs`);
   return { id: rows[0].id, slug };
 }

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { CommentSchema as CommentMsgSchema, type Comment as CommentMsg } from "../../../gen/coffer/v1/transactions_pb.js";
-import { CommentSchema, type Comment } from "../../db/entities/index.js";
+import { CommentSchema, type Comment as CommentMsg } from "../../../gen/coffer/v1/transactions_pb.js";
+import { CommentEntity, type Comment } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
 import { notFound, validation } from "../../errors/coffer-error.js";
@@ -28,7 +28,7 @@ export function parseCommentBody(raw: string | undefined): string {
 }
 
 export function commentToProto(c: Comment, transactionShortIdValue: string): CommentMsg {
-  return create(CommentMsgSchema, {
+  return create(CommentSchema, {
     id: c.id,
     shortId: c.shortId,
     transactionId: transactionShortIdValue,
@@ -44,7 +44,7 @@ export function commentToProto(c: Comment, transactionShortIdValue: string): Com
 export async function listComments(em: Em, rawTransactionId: string): Promise<CommentMsg[]> {
   const id = await resolveTransactionId(em, rawTransactionId);
   const shortId = await transactionShortId(em, id);
-  const comments = await em.find(CommentSchema, { transactionId: id }, { orderBy: { createdAt: "asc", id: "asc" } });
+  const comments = await em.find(CommentEntity, { transactionId: id }, { orderBy: { createdAt: "asc", id: "asc" } });
   return comments.map((c) => commentToProto(c, shortId));
 }
 
@@ -66,7 +66,7 @@ export async function addComment(em: Em, actor: Actor, rawTransactionId: string,
       );
       if (inserted.length > 0) break;
     }
-    const comment = await tx.findOneOrFail(CommentSchema, { id });
+    const comment = await tx.findOneOrFail(CommentEntity, { id });
     await recordAnnotation(tx, actor, {
       entityType: "comment",
       entityId: id,
@@ -108,7 +108,7 @@ export async function updateComment(em: Em, actor: Actor, rawTransactionId: stri
         details: { comment_id: before.short_id, from: before.body, to: body },
       });
     }
-    return commentToProto(await tx.findOneOrFail(CommentSchema, { id: before.id }, { refresh: true }), row.shortId);
+    return commentToProto(await tx.findOneOrFail(CommentEntity, { id: before.id }, { refresh: true }), row.shortId);
   });
 }
 

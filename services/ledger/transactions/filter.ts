@@ -3,7 +3,7 @@ import type { Em } from "../../db/orm.js";
 import { pgArray, query } from "../../db/sql.js";
 import { CofferError, notFound } from "../../errors/coffer-error.js";
 import { parseId } from "../../ids/resolve-id.js";
-import { parseAmount } from "../../shared/money.js";
+import { amountCents, canonicalAmount, isSlug, parseDate } from "../../shared/validate.js";
 import { UNCATEGORIZED } from "../taxonomy.js";
 
 export const SEARCH_MODES = ["contains", "words", "fuzzy"] as const;
@@ -12,8 +12,6 @@ export type SearchMode = (typeof SEARCH_MODES)[number];
 const MAX_SEARCH_TERMS = 20;
 const MAX_SEARCH_LENGTH = 500;
 const MAX_TAGS = 50;
-const SLUG = /^[a-z0-9_]{1,64}$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * The filters shared by list, count and summary, validated and resolved:
@@ -35,27 +33,6 @@ const invalid = (message: string) => new CofferError("INVALID_PARAMETER", messag
 
 const present = (s: string | undefined): s is string => s !== undefined && s.trim() !== "";
 
-function parseDate(raw: string, field: string): string {
-  const s = raw.trim();
-  const d = new Date(`${s}T00:00:00Z`);
-  if (!DATE.test(s) || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== s) {
-    throw invalid(`${field} must be a date written YYYY-MM-DD`);
-  }
-  return s;
-}
-
-/** "7" → "7.00", "-0.5" → "-0.50": one spelling per amount, for hashing. */
-function normalizeAmount(raw: string, field: string): string {
-  const s = parseAmount(raw, field, "INVALID_PARAMETER");
-  const negative = s.startsWith("-");
-  const [int, frac = ""] = (negative ? s.slice(1) : s).split(".");
-  const digits = `${int.replace(/^0+(?=\d)/, "")}.${frac.padEnd(2, "0")}`;
-  return negative && digits !== "0.00" ? `-${digits}` : digits;
-}
-
-/** A normalised amount as integer cents, for comparing two bounds without floats. */
-const cents = (normalized: string) => BigInt(normalized.replace(".", ""));
-
 /** Comma-separated slugs (each list entry may itself hold several), deduplicated and sorted. */
 function parseSlugs(raw: string[], field: string): string[] {
   const slugs = new Set<string>();
@@ -63,7 +40,7 @@ function parseSlugs(raw: string[], field: string): string[] {
     for (const part of entry.split(",")) {
       const slug = part.trim();
       if (slug === "") continue;
-      if (!SLUG.test(slug)) throw invalid(`${field} must be tag slugs ([a-z0-9_]) separated by commas`);
+      if (!isSlug(slug)) throw invalid(`${field} must be tag slugs ([a-z0-9_]) separated by commas`);
       slugs.add(slug);
     }
   }
@@ -167,10 +144,10 @@ export async function resolveFilter(em: Em, f: Partial<TransactionFilter> | unde
   // Syntax, before any lookup.
   const startDate = present(f.startDate) ? parseDate(f.startDate, "start_date") : undefined;
   const endDate = present(f.endDate) ? parseDate(f.endDate, "end_date") : undefined;
-  const minAmount = present(f.minAmount) ? normalizeAmount(f.minAmount, "min_amount") : undefined;
-  const maxAmount = present(f.maxAmount) ? normalizeAmount(f.maxAmount, "max_amount") : undefined;
+  const minAmount = present(f.minAmount) ? canonicalAmount(f.minAmount, "min_amount", "INVALID_PARAMETER") : undefined;
+  const maxAmount = present(f.maxAmount) ? canonicalAmount(f.maxAmount, "max_amount", "INVALID_PARAMETER") : undefined;
   const categorySlug = present(f.categorySlug) ? f.categorySlug.trim() : undefined;
-  if (categorySlug !== undefined && !SLUG.test(categorySlug)) throw invalid("category_slug must be a category slug ([a-z0-9_])");
+  if (categorySlug !== undefined && !isSlug(categorySlug)) throw invalid("category_slug must be a category slug ([a-z0-9_])");
   const searchTerms = present(f.search) ? parseSearch(f.search) : [];
   const searchMode = parseSearchMode(f.searchMode);
   const allTags = parseSlugs(f.tags ?? [], "tags");
@@ -179,7 +156,7 @@ export async function resolveFilter(em: Em, f: Partial<TransactionFilter> | unde
   if (startDate !== undefined && endDate !== undefined && startDate >= endDate) {
     throw invalid("start_date must be before end_date (end_date is exclusive)");
   }
-  if (minAmount !== undefined && maxAmount !== undefined && cents(minAmount) > cents(maxAmount)) {
+  if (minAmount !== undefined && maxAmount !== undefined && amountCents(minAmount) > amountCents(maxAmount)) {
     throw invalid("min_amount must not be greater than max_amount");
   }
 

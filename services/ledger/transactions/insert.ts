@@ -1,7 +1,8 @@
 import type { Em } from "../../db/orm.js";
 import { table } from "../../db/sql.js";
 import { newShortId } from "../../ids/short-id.js";
-import { parseAmount, parseCurrency } from "../../shared/money.js";
+import { isCalendarDate } from "../../../common/validation.js";
+import { parseAmount, parseCurrency } from "../../shared/validate.js";
 import type { CategorySource } from "../../db/entities/index.js";
 
 /** A transaction as an importer (sync, CSV, demo) hands it over. */
@@ -25,8 +26,6 @@ export interface NewTransaction {
   counterpartyId?: string | null;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /**
  * Inserts transactions in batches, skipping ones already imported (same
  * account, provider and provider transaction id). Returns the ids of the rows
@@ -34,7 +33,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
  */
 export async function insertTransactions(em: Em, items: NewTransaction[], batchSize = 1000): Promise<string[]> {
   const rows = items.map((t, i) => {
-    if (!DATE.test(t.date)) throw new Error(`transaction ${i}: date must be YYYY-MM-DD`);
+    if (!isCalendarDate(t.date)) throw new Error(`transaction ${i}: date must be YYYY-MM-DD`);
     return {
       id: crypto.randomUUID(),
       account_id: t.accountId,

@@ -1,3 +1,4 @@
+import { UUID, isCalendarDate } from "../../../common/validation.js";
 import type { ListTransactionsRequest, Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
@@ -131,8 +132,6 @@ async function snapshotPage(em: Em, filter: ResolvedFilter, order: SortOrder, c:
   return query<PageRow>(em, presented(inner, "date", order), params, { prepare: true });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const SNAPSHOT = /^(\d{1,20}):(\d{1,20}):((?:\d{1,20})(?:,\d{1,20})*)?$/;
 
 /** Whether `w` is a pg_snapshot PostgreSQL accepts: xmin <= xip... < xmax, ascending. */
@@ -153,9 +152,7 @@ function validSnapshot(w: string): boolean {
 
 /** The cursor's position must be one Coffer could have issued, so SQL never sees a bad cast. */
 function checkPosition(c: CursorFields): void {
-  const day = new Date(`${c.d}T00:00:00Z`);
-  const isDate = DATE.test(c.d) && !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === c.d;
-  if (!isDate || !UUID.test(c.i) || !validSnapshot(c.w)) {
+  if (!isCalendarDate(c.d) || !UUID.test(c.i) || c.i !== c.i.toLowerCase() || !validSnapshot(c.w)) {
     throw invalidCursor("cursor is malformed");
   }
 }

@@ -1,3 +1,4 @@
+import { isSlug } from "../../shared/validate.js";
 import type { Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
 import type { Em } from "../../db/orm.js";
 import { pgArray, query } from "../../db/sql.js";
@@ -8,11 +9,10 @@ import { recordAnnotation, recordAnnotations, type AnnotationInput } from "../an
 import { lockTransaction, quoted } from "./locked-row.js";
 import { loadTransaction, resolveTransactionId } from "./view.js";
 
-const TAG_SLUG = /^[a-z0-9_]{1,64}$/;
 
 export function parseTagSlug(raw: string): string {
   const slug = raw.trim();
-  if (!TAG_SLUG.test(slug)) throw validation(`tag slug ${quoted(slug)} must be 1-64 characters of a-z, 0-9 and _`);
+  if (!isSlug(slug)) throw validation(`tag slug ${quoted(slug)} must be 1-64 characters of a-z, 0-9 and _`);
   return slug;
 }
 
@@ -88,7 +88,7 @@ export async function updateTransactionTags(em: Em, actor: Actor, rawId: string,
   await em.transactional(async (tx) => {
     const row = await lockTransaction(tx, id);
     const current = new Set(row.tagIds);
-    const removeIds = await tagIdsBySlug(tx, remove.filter((s) => TAG_SLUG.test(s)));
+    const removeIds = await tagIdsBySlug(tx, remove.filter(isSlug));
     for (const slug of remove) {
       const tagId = removeIds.get(slug);
       if (!tagId) throw notFound(`Tag ${quoted(slug)}`);

@@ -1,0 +1,33 @@
+/**
+ * The input formats Coffer accepts, defined once. The core turns a mismatch
+ * into a CofferError with the field's name (services/shared/validate.ts);
+ * the gateways use the same patterns in their request schemas, so a REST
+ * query and an MCP tool refuse exactly what the core would.
+ */
+
+/** Category and tag slugs (the database's check constraint says the same). */
+export const SLUG_MAX = 64;
+export const SLUG = /^[a-z0-9_]{1,64}$/;
+
+/** A calendar date written YYYY-MM-DD. */
+export const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** An exact decimal amount: NUMERIC(12,2), so at most 10 integer digits and 2 decimals. */
+export const AMOUNT = /^-?\d{1,10}(\.\d{1,2})?$/;
+
+/** An ISO 4217 currency code. */
+export const CURRENCY = /^[A-Z]{3}$/;
+
+/** A short id: eight base62 characters. */
+export const SHORT_ID_LENGTH = 8;
+export const SHORT_ID = /^[0-9A-Za-z]{8}$/;
+
+/** A UUID, any case. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for YYYY-MM-DD naming a day that exists (not 2026-02-30). */
+export function isCalendarDate(s: string): boolean {
+  if (!DATE.test(s)) return false;
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
