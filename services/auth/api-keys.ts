@@ -1,11 +1,8 @@
-import { create } from "@bufbuild/protobuf";
-import { ApiKeySchema, type ApiKey as ApiKeyMsg } from "../../gen/coffer/v1/auth_pb.js";
-import { API_KEY_SCOPES, ACTOR_TYPES, ApiKeyEntity, UserEntity, type ActorType, type ApiKey, type ApiKeyScope } from "../db/entities/index.js";
+import { API_KEY_SCOPES, ACTOR_TYPES, ApiKeyEntity, type ActorType, type ApiKey, type ApiKeyScope } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import type { Principal } from "../context.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { withShortId } from "../ids/insert.js";
-import { ts, tsOrUndef } from "../shared/proto.js";
 import { resolveUser } from "../users/users.js";
 import { displayPrefix, generateApiKey, hashSecret, looksLikeApiKey } from "./key-hash.js";
 import { findByIdOrShortId } from "../ids/find.js";
@@ -82,7 +79,7 @@ export interface NewKeyInput {
 }
 
 /** Creates a key and returns it with its plaintext, which is never stored. */
-export async function insertApiKey(em: Em, input: NewKeyInput): Promise<{ key: ApiKey; plaintext: string }> {
+export async function insertApiKey(em: Em, input: NewKeyInput): Promise<{ key: ApiKeyView; plaintext: string }> {
   const plaintext = generateApiKey();
   const id = crypto.randomUUID();
   await withShortId((shortId) =>
@@ -100,14 +97,13 @@ export async function insertApiKey(em: Em, input: NewKeyInput): Promise<{ key: A
       revokedAt: null,
     }),
   );
-  const key = await em.findOneOrFail(ApiKeyEntity, { id });
-  return { key, plaintext };
+  return { key: await loadApiKey(em, id), plaintext };
 }
 
 export async function createApiKey(
   em: Em,
   req: { name: string; scope: string; userId?: string; actorType?: string },
-): Promise<{ key: ApiKey; plaintext: string }> {
+): Promise<{ key: ApiKeyView; plaintext: string }> {
   const name = parseKeyName(req.name);
   const scope = parseScope(req.scope);
   const actorType = parseActorType(req.actorType);
@@ -115,65 +111,52 @@ export async function createApiKey(
   return insertApiKey(em, { name, scope, actorType, userId: user?.id ?? null });
 }
 
-export async function listApiKeys(em: Em): Promise<ApiKey[]> {
-  return em.find(ApiKeyEntity, {}, { orderBy: { createdAt: "asc", id: "asc" } });
+/** What the API shows of a key (never its hash), with its user's short id. */
+export type ApiKeyView = Pick<
+  ApiKey,
+  "id" | "shortId" | "name" | "scope" | "actorType" | "userId" | "keyPrefix" | "createdAt" | "lastUsedAt" | "revokedAt"
+> & { userShortId: string | null };
+
+const KEY_VIEW_SQL = `select k.id, k.short_id as "shortId", k.name, k.scope, k.actor_type as "actorType", k.user_id as "userId",
+    k.key_prefix as "keyPrefix", ${iso("k.created_at")} as "createdAt", ${iso("k.last_used_at")} as "lastUsedAt",
+    ${iso("k.revoked_at")} as "revokedAt", u.short_id as "userShortId"
+  from api_keys k left join users u on u.id = k.user_id`;
+
+type KeyViewRow = Omit<ApiKeyView, "createdAt" | "lastUsedAt" | "revokedAt"> & {
+  // As UTC ISO 8601 text: raw SQL reads timestamptz as text in the session's zone otherwise.
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+};
+
+const date = (v: string | null) => (v === null ? null : new Date(v));
+const keyView = (r: KeyViewRow): ApiKeyView => ({
+  ...r,
+  createdAt: new Date(r.createdAt),
+  lastUsedAt: date(r.lastUsedAt),
+  revokedAt: date(r.revokedAt),
+});
+
+export async function listApiKeys(em: Em): Promise<ApiKeyView[]> {
+  const rows = await query<KeyViewRow>(em, `${KEY_VIEW_SQL} order by k.created_at, k.id`);
+  return rows.map(keyView);
 }
 
-export async function revokeApiKey(em: Em, rawId: string): Promise<ApiKey> {
+/**
+ * One key by UUID. The calling key is read this way on every `GET /keys/me`
+ * (what `coffer` login checks and the MCP gateway call), so it is one prepared statement.
+ */
+export async function loadApiKey(em: Em, id: string): Promise<ApiKeyView> {
+  const [row] = await query<KeyViewRow>(em, `${KEY_VIEW_SQL} where k.id = ?`, [id], { prepare: true });
+  if (!row) throw notFound("API key");
+  return keyView(row);
+}
+
+export async function revokeApiKey(em: Em, rawId: string): Promise<ApiKeyView> {
   const key = await findByIdOrShortId(em, ApiKeyEntity, rawId);
   if (!key) throw notFound("API key");
   if (!key.revokedAt) {
     await em.nativeUpdate(ApiKeyEntity, { id: key.id, revokedAt: null }, { revokedAt: new Date() });
   }
-  return em.findOneOrFail(ApiKeyEntity, { id: key.id }, { refresh: true });
-}
-
-/** The calling key, presented, in one prepared statement (GET /keys/me runs on every `coffer` login check). */
-export async function currentKey(em: Em, id: string): Promise<ApiKeyMsg> {
-  type Row = Omit<PresentedKey, "createdAt" | "lastUsedAt" | "revokedAt"> & {
-    // As UTC ISO 8601 text: raw SQL reads timestamptz as text in the session's zone otherwise.
-    createdAt: string;
-    lastUsedAt: string | null;
-    revokedAt: string | null;
-    user_short_id: string | null;
-  };
-  const [row] = await query<Row>(
-    em,
-    `select k.id, k.short_id as "shortId", k.name, k.scope, k.actor_type as "actorType", k.user_id as "userId",
-            k.key_prefix as "keyPrefix", ${iso("k.created_at")} as "createdAt", ${iso("k.last_used_at")} as "lastUsedAt",
-            ${iso("k.revoked_at")} as "revokedAt", u.short_id as user_short_id
-       from api_keys k left join users u on u.id = k.user_id where k.id = ?`,
-    [id],
-    { prepare: true },
-  );
-  if (!row) throw notFound("API key");
-  const date = (v: string | null) => (v === null ? null : new Date(v));
-  const key = { ...row, createdAt: new Date(row.createdAt), lastUsedAt: date(row.lastUsedAt), revokedAt: date(row.revokedAt) };
-  return apiKeyToProto(key, new Map(row.userId && row.user_short_id ? [[row.userId, row.user_short_id]] : []));
-}
-
-/** Short ids of the users the keys reference, for presenting `user_id`. */
-export async function userShortIds(em: Em, keys: ApiKey[]): Promise<Map<string, string>> {
-  const ids = [...new Set(keys.map((k) => k.userId).filter((x): x is string => !!x))];
-  if (ids.length === 0) return new Map();
-  const users = await em.find(UserEntity, { id: { $in: ids } });
-  return new Map(users.map((u) => [u.id, u.shortId]));
-}
-
-/** What presenting a key reads of it. */
-type PresentedKey = Pick<ApiKey, "id" | "shortId" | "name" | "scope" | "actorType" | "userId" | "keyPrefix" | "createdAt" | "lastUsedAt" | "revokedAt">;
-
-export function apiKeyToProto(key: PresentedKey, userShortIdsById: Map<string, string>): ApiKeyMsg {
-  return create(ApiKeySchema, {
-    id: key.id,
-    shortId: key.shortId,
-    name: key.name,
-    scope: key.scope,
-    actorType: key.actorType,
-    userId: key.userId ? userShortIdsById.get(key.userId) : undefined,
-    keyPrefix: key.keyPrefix,
-    createdAt: ts(key.createdAt),
-    lastUsedAt: tsOrUndef(key.lastUsedAt),
-    revokedAt: tsOrUndef(key.revokedAt),
-  });
+  return loadApiKey(em, key.id);
 }

@@ -1,42 +1,49 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { ApiKeyService, DeviceCodeService } from "../../gen/coffer/v1/auth_pb.js";
+import { ApiKeyService, DeviceCodeService, type ApiKeySchema } from "../../gen/coffer/v1/auth_pb.js";
 import { emOf, requirePrincipal } from "../context.js";
 import type { CoreDeps } from "../deps.js";
 import { CofferError } from "../errors/coffer-error.js";
-import { apiKeyToProto, createApiKey, currentKey, listApiKeys, revokeApiKey, userShortIds } from "./api-keys.js";
+import { ts, tsOrUndef } from "../shared/proto.js";
+import { createApiKey, listApiKeys, loadApiKey, revokeApiKey, type ApiKeyView } from "./api-keys.js";
 import { approveDeviceCode, createDeviceCode, denyDeviceCode, pollDeviceCode } from "./device-codes.js";
+
+const apiKeyToProto = (key: ApiKeyView): MessageInitShape<typeof ApiKeySchema> => ({
+  id: key.id,
+  shortId: key.shortId,
+  name: key.name,
+  scope: key.scope,
+  actorType: key.actorType,
+  userId: key.userShortId ?? undefined,
+  keyPrefix: key.keyPrefix,
+  createdAt: ts(key.createdAt),
+  lastUsedAt: tsOrUndef(key.lastUsedAt),
+  revokedAt: tsOrUndef(key.revokedAt),
+});
 
 export function authRoutes(router: ConnectRouter, deps: CoreDeps) {
   router.service(ApiKeyService, {
     async listApiKeys(_req, ctx) {
-      const em = emOf(ctx);
-      const keys = await listApiKeys(em);
-      const users = await userShortIds(em, keys);
-      return { apiKeys: keys.map((k) => apiKeyToProto(k, users)) };
+      return { apiKeys: (await listApiKeys(emOf(ctx))).map(apiKeyToProto) };
     },
     async createApiKey(req, ctx) {
-      const em = emOf(ctx);
-      const { key, plaintext } = await createApiKey(em, req);
-      return { apiKey: apiKeyToProto(key, await userShortIds(em, [key])), key: plaintext };
+      const { key, plaintext } = await createApiKey(emOf(ctx), req);
+      return { apiKey: apiKeyToProto(key), key: plaintext };
     },
     async revokeApiKey(req, ctx) {
-      const em = emOf(ctx);
-      const key = await revokeApiKey(em, req.id);
-      return { apiKey: apiKeyToProto(key, await userShortIds(em, [key])) };
+      return { apiKey: apiKeyToProto(await revokeApiKey(emOf(ctx), req.id)) };
     },
     async getCurrentKey(_req, ctx) {
       const principal = requirePrincipal(ctx);
       if (principal.kind !== "key") throw new CofferError("NOT_FOUND", "No API key in this call");
-      return { apiKey: await currentKey(emOf(ctx), principal.keyId) };
+      return { apiKey: apiKeyToProto(await loadApiKey(emOf(ctx), principal.keyId)) };
     },
   });
 
   router.service(DeviceCodeService, {
     async createDeviceCode(req, ctx) {
-      return createDeviceCode(emOf(ctx), {
-        ttlSeconds: deps.config.deviceCodeTtlSeconds,
-        verificationUrl: `${deps.config.publicUrl}/device`,
-      }, req.name);
+      const config = { ttlSeconds: deps.config.deviceCodeTtlSeconds, verificationUrl: `${deps.config.publicUrl}/device` };
+      return createDeviceCode(emOf(ctx), config, req.name);
     },
     async pollDeviceCode(req, ctx) {
       return pollDeviceCode(emOf(ctx), req.deviceCode);

@@ -1,11 +1,7 @@
-import { create } from "@bufbuild/protobuf";
-import type { JsonObject } from "@bufbuild/protobuf";
-import { AnnotationSchema, type Annotation as AnnotationMsg } from "../../gen/coffer/v1/transactions_pb.js";
 import { AnnotationEntity, type Annotation } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import { newShortId } from "../ids/short-id.js";
 import { table } from "../db/sql.js";
-import { orUndef, ts } from "../shared/proto.js";
 import type { Actor } from "./actor.js";
 
 export interface AnnotationInput {
@@ -59,19 +55,4 @@ export async function recordAnnotations(em: Em, actor: Actor, inputs: Annotation
 
 export async function listTransactionAnnotations(em: Em, transactionId: string): Promise<Annotation[]> {
   return em.find(AnnotationEntity, { transactionId }, { orderBy: { createdAt: "asc", id: "asc" } });
-}
-
-export function annotationToProto(a: Annotation, transactionShortId: string | null): AnnotationMsg {
-  return create(AnnotationSchema, {
-    id: a.id,
-    shortId: a.shortId,
-    transactionId: transactionShortId ?? undefined,
-    entityType: a.entityType,
-    action: a.action,
-    actorType: a.actorType,
-    actorId: orUndef(a.actorId),
-    actorName: a.actorName,
-    details: a.details as JsonObject,
-    createdAt: ts(a.createdAt),
-  });
 }

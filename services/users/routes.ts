@@ -1,7 +1,19 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { UserService } from "../../gen/coffer/v1/users_pb.js";
+import { UserService, type UserSchema } from "../../gen/coffer/v1/users_pb.js";
 import { emOf } from "../context.js";
-import { createUser, deleteUser, listUsers, resolveUser, updateUser, userToProto } from "./users.js";
+import type { User } from "../db/entities/index.js";
+import { orUndef, ts } from "../shared/proto.js";
+import { createUser, deleteUser, listUsers, resolveUser, updateUser } from "./users.js";
+
+const userToProto = (u: User): MessageInitShape<typeof UserSchema> => ({
+  id: u.id,
+  shortId: u.shortId,
+  name: u.name,
+  email: orUndef(u.email),
+  createdAt: ts(u.createdAt),
+  updatedAt: ts(u.updatedAt),
+});
 
 export function userRoutes(router: ConnectRouter) {
   router.service(UserService, {

@@ -1,13 +1,10 @@
-import { create } from "@bufbuild/protobuf";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { isForeignKeyViolation } from "../db/sql.js";
-import { UserSchema, type User as UserMsg } from "../../gen/coffer/v1/users_pb.js";
 import { UserEntity, type User } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { findByIdOrShortId } from "../ids/find.js";
 import { withShortId } from "../ids/insert.js";
-import { orUndef, ts } from "../shared/proto.js";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -76,15 +73,4 @@ export async function deleteUser(em: Em, raw: string): Promise<void> {
     }
     throw e;
   }
-}
-
-export function userToProto(u: User): UserMsg {
-  return create(UserSchema, {
-    id: u.id,
-    shortId: u.shortId,
-    name: u.name,
-    email: orUndef(u.email),
-    createdAt: ts(u.createdAt),
-    updatedAt: ts(u.updatedAt),
-  });
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CurrencyTotals, TransactionFilter } from "../../gen/coffer/v1/transactions_pb.js";
+import type { TransactionFilter } from "../../gen/coffer/v1/transactions_pb.js";
+import type { CurrencyTotals } from "../../services/ledger/transactions/summary.js";
 import { openOrm, type Em, type Orm } from "../../services/db/orm.js";
 import { query } from "../../services/db/sql.js";
 import { CofferError } from "../../services/errors/coffer-error.js";

@@ -1,12 +1,10 @@
 import { create } from "@bufbuild/protobuf";
-import { AccountSchema, type Account as AccountMsg } from "../../../gen/coffer/v1/accounts_pb.js";
-import { AccountEntity, UserEntity, type Account, type User } from "../../db/entities/index.js";
+import { AccountEntity, UserEntity, type Account } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";
 import { parseCurrency } from "../../shared/validate.js";
-import { orUndef, ts } from "../../shared/proto.js";
 import { resolveUser } from "../../users/users.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation } from "../annotations.js";
@@ -58,48 +56,30 @@ function parseMask(raw: string | undefined): string | null {
   return mask;
 }
 
-export function accountToProto(a: Account, owner: Pick<User, "shortId" | "name">): AccountMsg {
-  return create(AccountSchema, {
-    id: a.id,
-    shortId: a.shortId,
-    userId: owner.shortId,
-    userName: owner.name,
-    // connection_id stays unset: manual accounts have none, and a disconnect clears it.
-    provider: a.provider,
-    name: a.name,
-    officialName: orUndef(a.officialName),
-    type: a.type,
-    subtype: orUndef(a.subtype),
-    mask: orUndef(a.mask),
-    balanceCurrent: orUndef(a.balanceCurrent),
-    balanceAvailable: orUndef(a.balanceAvailable),
-    balanceLimit: orUndef(a.balanceLimit),
-    isoCurrencyCode: a.isoCurrencyCode,
-    hidden: a.hidden,
-    createdAt: ts(a.createdAt),
-    updatedAt: ts(a.updatedAt),
-  });
-}
+/** An account with its owner's short id and name, as the API shows it. */
+export type AccountView = Account & { ownerShortId: string; ownerName: string };
 
-/** Accounts as presented: each with its owner's short id and name. */
-async function present(em: Em, accounts: Account[]): Promise<AccountMsg[]> {
+async function withOwners(em: Em, accounts: Account[]): Promise<AccountView[]> {
   const ids = [...new Set(accounts.map((a) => a.userId))];
   const users = ids.length ? await em.find(UserEntity, { id: { $in: ids } }, { refresh: true }) : [];
   const byId = new Map(users.map((u) => [u.id, u]));
-  return accounts.map((a) => accountToProto(a, byId.get(a.userId)!));
+  return accounts.map((a) => {
+    const owner = byId.get(a.userId)!;
+    return { ...a, ownerShortId: owner.shortId, ownerName: owner.name };
+  });
 }
 
-export async function listAccounts(em: Em, req: { userId?: string; includeHidden: boolean }): Promise<AccountMsg[]> {
+export async function listAccounts(em: Em, req: { userId?: string; includeHidden: boolean }): Promise<AccountView[]> {
   const where: Record<string, unknown> = {};
   if (req.userId !== undefined) where.userId = (await resolveUser(em, req.userId)).id;
   if (!req.includeHidden) where.hidden = false;
   const accounts = await em.find(AccountEntity, where, { orderBy: { name: "asc", id: "asc" }, refresh: true });
-  return present(em, accounts);
+  return withOwners(em, accounts);
 }
 
-export async function presentAccount(em: Em, id: string): Promise<AccountMsg> {
+export async function loadAccount(em: Em, id: string): Promise<AccountView> {
   const a = await em.findOneOrFail(AccountEntity, { id }, { refresh: true });
-  return (await present(em, [a]))[0];
+  return (await withOwners(em, [a]))[0];
 }
 
 export interface CreateAccountInput {

@@ -1,12 +1,9 @@
-import { create } from "@bufbuild/protobuf";
-import { CategorySchema, type Category as CategoryMsg } from "../../../gen/coffer/v1/categories_pb.js";
 import { CategoryEntity, type Category } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { isForeignKeyViolation, query } from "../../db/sql.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";
-import { ts } from "../../shared/proto.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations } from "../annotations.js";
 import { UNCATEGORIZED } from "../taxonomy.js";
@@ -65,39 +62,30 @@ async function childrenOf(em: Em, id: string): Promise<Category[]> {
   return em.find(CategoryEntity, { parentId: id }, { orderBy: { slug: "asc" }, refresh: true });
 }
 
-export function categoryToProto(c: Category, parent: Category | null, children: CategoryMsg[] = []): CategoryMsg {
-  return create(CategorySchema, {
-    id: c.id,
-    shortId: c.shortId,
-    slug: c.slug,
-    displayName: c.displayName,
-    parentSlug: parent?.slug,
-    parentId: parent?.shortId,
-    isSystem: c.isSystem,
-    children,
-    createdAt: ts(c.createdAt),
-    updatedAt: ts(c.updatedAt),
-  });
+/** A category as the API shows it: with its parent and, for a top-level one, its children. */
+export interface CategoryNode {
+  category: Category;
+  parent: Category | null;
+  children: CategoryNode[];
 }
 
 /** The whole taxonomy: top-level categories by slug, each with its children by slug. */
-export async function listCategoryTree(em: Em): Promise<CategoryMsg[]> {
+export async function listCategoryTree(em: Em): Promise<CategoryNode[]> {
   const all = await em.find(CategoryEntity, {}, { orderBy: { slug: "asc" }, refresh: true });
   const byId = new Map(all.map((c) => [c.id, c]));
-  const kids = new Map<string, CategoryMsg[]>();
+  const kids = new Map<string, CategoryNode[]>();
   for (const c of all) {
     if (!c.parentId) continue;
-    kids.set(c.parentId, [...(kids.get(c.parentId) ?? []), categoryToProto(c, byId.get(c.parentId) ?? null)]);
+    kids.set(c.parentId, [...(kids.get(c.parentId) ?? []), { category: c, parent: byId.get(c.parentId) ?? null, children: [] }]);
   }
-  return all.filter((c) => !c.parentId).map((c) => categoryToProto(c, null, kids.get(c.id) ?? []));
+  return all.filter((c) => !c.parentId).map((c) => ({ category: c, parent: null, children: kids.get(c.id) ?? [] }));
 }
 
-/** One category as presented: with its parent and (for a top-level one) its children. */
-export async function presentCategory(em: Em, id: string): Promise<CategoryMsg> {
+export async function loadCategory(em: Em, id: string): Promise<CategoryNode> {
   const c = await em.findOneOrFail(CategoryEntity, { id }, { refresh: true });
   const parent = c.parentId ? await em.findOneOrFail(CategoryEntity, { id: c.parentId }, { refresh: true }) : null;
-  const children = (await childrenOf(em, c.id)).map((k) => categoryToProto(k, c));
-  return categoryToProto(c, parent, children);
+  const children = (await childrenOf(em, c.id)).map((k) => ({ category: k, parent: c, children: [] }));
+  return { category: c, parent, children };
 }
 
 export async function createCategory(

@@ -1,16 +1,10 @@
-import { create } from "@bufbuild/protobuf";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import {
-  CounterpartySchema,
-  type Counterparty as CounterpartyMsg,
-} from "../../../gen/coffer/v1/counterparties_pb.js";
 import { CounterpartyEntity, type Counterparty } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { pgArray, query } from "../../db/sql.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";
-import { orUndef, ts } from "../../shared/proto.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations } from "../annotations.js";
 import { checkBatchSize, resolveTransactionIds } from "../transactions/batch-ids.js";
@@ -51,18 +45,6 @@ export async function resolveCounterparty(em: Em, raw: string): Promise<Counterp
 
 export async function loadCounterparty(em: Em, id: string): Promise<Counterparty> {
   return em.findOneOrFail(CounterpartyEntity, { id }, { refresh: true });
-}
-
-export function counterpartyToProto(c: Counterparty): CounterpartyMsg {
-  return create(CounterpartySchema, {
-    id: c.id,
-    shortId: c.shortId,
-    name: c.name,
-    type: c.type,
-    notes: orUndef(c.notes),
-    createdAt: ts(c.createdAt),
-    updatedAt: ts(c.updatedAt),
-  });
 }
 
 /** Every counterparty by name, or those whose name contains `search` (case-insensitive, taken literally). */

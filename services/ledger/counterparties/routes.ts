@@ -1,10 +1,12 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { CounterpartyService } from "../../../gen/coffer/v1/counterparties_pb.js";
+import { CounterpartyService, type CounterpartySchema } from "../../../gen/coffer/v1/counterparties_pb.js";
 import { emOf, requirePrincipal } from "../../context.js";
+import type { Counterparty } from "../../db/entities/index.js";
+import { orUndef, ts } from "../../shared/proto.js";
 import { actorOf } from "../actor.js";
 import {
   assignCounterparty,
-  counterpartyToProto,
   createCounterparty,
   listCounterparties,
   loadCounterparty,
@@ -12,6 +14,16 @@ import {
   unassignCounterparty,
   updateCounterparty,
 } from "./counterparties.js";
+
+const counterpartyToProto = (c: Counterparty): MessageInitShape<typeof CounterpartySchema> => ({
+  id: c.id,
+  shortId: c.shortId,
+  name: c.name,
+  type: c.type,
+  notes: orUndef(c.notes),
+  createdAt: ts(c.createdAt),
+  updatedAt: ts(c.updatedAt),
+});
 
 export function counterpartyRoutes(router: ConnectRouter) {
   router.service(CounterpartyService, {

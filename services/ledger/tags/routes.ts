@@ -1,8 +1,21 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { TagService } from "../../../gen/coffer/v1/tags_pb.js";
+import { TagService, type TagSchema } from "../../../gen/coffer/v1/tags_pb.js";
 import { emOf, requirePrincipal } from "../../context.js";
+import type { Tag } from "../../db/entities/index.js";
+import { orUndef, ts } from "../../shared/proto.js";
 import { actorOf } from "../actor.js";
-import { createTag, deleteTag, listTags, loadTag, resolveTag, tagToProto, updateTag } from "./tags.js";
+import { createTag, deleteTag, listTags, loadTag, resolveTag, updateTag } from "./tags.js";
+
+const tagToProto = (t: Tag): MessageInitShape<typeof TagSchema> => ({
+  id: t.id,
+  shortId: t.shortId,
+  slug: t.slug,
+  displayName: t.displayName,
+  color: orUndef(t.color),
+  createdAt: ts(t.createdAt),
+  updatedAt: ts(t.updatedAt),
+});
 
 export function tagRoutes(router: ConnectRouter) {
   router.service(TagService, {

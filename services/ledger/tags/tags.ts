@@ -1,12 +1,9 @@
-import { create } from "@bufbuild/protobuf";
-import { TagSchema, type Tag as TagMsg } from "../../../gen/coffer/v1/tags_pb.js";
 import { TagEntity, type Tag } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";
-import { orUndef, ts } from "../../shared/proto.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations } from "../annotations.js";
 import { isSlug, parseSlug } from "../../shared/validate.js";
@@ -42,18 +39,6 @@ export async function resolveTag(em: Em, raw: string): Promise<Tag> {
     if (found) return found;
   }
   throw notFound("Tag");
-}
-
-export function tagToProto(t: Tag): TagMsg {
-  return create(TagSchema, {
-    id: t.id,
-    shortId: t.shortId,
-    slug: t.slug,
-    displayName: t.displayName,
-    color: orUndef(t.color),
-    createdAt: ts(t.createdAt),
-    updatedAt: ts(t.updatedAt),
-  });
 }
 
 export async function listTags(em: Em): Promise<Tag[]> {

@@ -1,5 +1,4 @@
 import { isSlug } from "../../shared/validate.js";
-import type { Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
 import type { CategorySource } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { isForeignKeyViolation, pgArray, query } from "../../db/sql.js";
@@ -9,7 +8,7 @@ import { recordAnnotation, recordAnnotations } from "../annotations.js";
 import { UNCATEGORIZED } from "../taxonomy.js";
 import { checkBatchSize, resolveTransactionIds } from "./batch-ids.js";
 import { lockTransaction, quoted } from "./locked-row.js";
-import { loadTransaction, resolveTransactionId } from "./view.js";
+import { loadTransaction, resolveTransactionId, type TransactionView } from "./view.js";
 
 /*
  * Who chose a category is stored in category_source. A person's choice
@@ -53,7 +52,7 @@ function categoryGone(slug: string) {
  * choice too (category_id null, source kept), so rules leave it alone; use
  * resetTransactionCategory to hand the row back to the rules.
  */
-export async function setTransactionCategory(em: Em, actor: Actor, rawId: string, rawSlug: string): Promise<TransactionMsg> {
+export async function setTransactionCategory(em: Em, actor: Actor, rawId: string, rawSlug: string): Promise<TransactionView> {
   const id = await resolveTransactionId(em, rawId);
   const category = await categoryBySlug(em, rawSlug);
   const source = sourceOf(actor);
@@ -75,7 +74,7 @@ export async function setTransactionCategory(em: Em, actor: Actor, rawId: string
 }
 
 /** Forgets the assigned category and who chose it; a no-op (no annotation) when there is nothing to forget. */
-export async function resetTransactionCategory(em: Em, actor: Actor, rawId: string): Promise<TransactionMsg> {
+export async function resetTransactionCategory(em: Em, actor: Actor, rawId: string): Promise<TransactionView> {
   const id = await resolveTransactionId(em, rawId);
   await em.transactional(async (tx) => {
     const row = await lockTransaction(tx, id);

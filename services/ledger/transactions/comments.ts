@@ -1,12 +1,9 @@
-import { create } from "@bufbuild/protobuf";
-import { CommentSchema, type Comment as CommentMsg } from "../../../gen/coffer/v1/transactions_pb.js";
 import { CommentEntity, type Comment } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
 import { notFound, validation } from "../../errors/coffer-error.js";
 import { parseId } from "../../ids/resolve-id.js";
 import { newShortId } from "../../ids/short-id.js";
-import { ts } from "../../shared/proto.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation } from "../annotations.js";
 import { lockTransaction, transactionShortId } from "./locked-row.js";
@@ -27,28 +24,20 @@ export function parseCommentBody(raw: string | undefined): string {
   return body;
 }
 
-export function commentToProto(c: Comment, transactionShortIdValue: string): CommentMsg {
-  return create(CommentSchema, {
-    id: c.id,
-    shortId: c.shortId,
-    transactionId: transactionShortIdValue,
-    body: c.body,
-    authorType: c.authorType,
-    authorName: c.authorName,
-    createdAt: ts(c.createdAt),
-    updatedAt: ts(c.updatedAt),
-  });
-}
+/** A comment with the short id of its transaction (what the API shows as transaction_id). */
+export type CommentView = Comment & { transactionShortId: string };
+
+const view = (c: Comment, transactionShortId: string): CommentView => ({ ...c, transactionShortId });
 
 /** Oldest first. */
-export async function listComments(em: Em, rawTransactionId: string): Promise<CommentMsg[]> {
+export async function listComments(em: Em, rawTransactionId: string): Promise<CommentView[]> {
   const id = await resolveTransactionId(em, rawTransactionId);
   const shortId = await transactionShortId(em, id);
   const comments = await em.find(CommentEntity, { transactionId: id }, { orderBy: { createdAt: "asc", id: "asc" } });
-  return comments.map((c) => commentToProto(c, shortId));
+  return comments.map((c) => view(c, shortId));
 }
 
-export async function addComment(em: Em, actor: Actor, rawTransactionId: string, rawBody: string): Promise<CommentMsg> {
+export async function addComment(em: Em, actor: Actor, rawTransactionId: string, rawBody: string): Promise<CommentView> {
   const body = parseCommentBody(rawBody);
   const transactionId = await resolveTransactionId(em, rawTransactionId);
   return em.transactional(async (tx) => {
@@ -74,7 +63,7 @@ export async function addComment(em: Em, actor: Actor, rawTransactionId: string,
       action: "comment_added",
       details: { comment_id: comment.shortId },
     });
-    return commentToProto(comment, row.shortId);
+    return view(comment, row.shortId);
   });
 }
 
@@ -92,7 +81,7 @@ async function lockComment(tx: Em, transactionId: string, rawCommentId: string):
   return rows[0];
 }
 
-export async function updateComment(em: Em, actor: Actor, rawTransactionId: string, rawCommentId: string, rawBody: string): Promise<CommentMsg> {
+export async function updateComment(em: Em, actor: Actor, rawTransactionId: string, rawCommentId: string, rawBody: string): Promise<CommentView> {
   const body = parseCommentBody(rawBody);
   const transactionId = await resolveTransactionId(em, rawTransactionId);
   return em.transactional(async (tx) => {
@@ -108,7 +97,7 @@ export async function updateComment(em: Em, actor: Actor, rawTransactionId: stri
         details: { comment_id: before.short_id, from: before.body, to: body },
       });
     }
-    return commentToProto(await tx.findOneOrFail(CommentEntity, { id: before.id }, { refresh: true }), row.shortId);
+    return view(await tx.findOneOrFail(CommentEntity, { id: before.id }, { refresh: true }), row.shortId);
   });
 }
 

@@ -1,10 +1,9 @@
-import type { TransactionFilter } from "../../../gen/coffer/v1/transactions_pb.js";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
-import { resolveFilter } from "./filter.js";
+import { resolveFilter, type TransactionFilterInput } from "./filter.js";
 
 /** How many live (not soft-deleted) transactions the filters match: for planning pagination. */
-export async function countTransactions(em: Em, f: Partial<TransactionFilter> | undefined): Promise<bigint> {
+export async function countTransactions(em: Em, f: TransactionFilterInput | undefined): Promise<bigint> {
   const filter = await resolveFilter(em, f);
   const rows = await query<{ n: string }>(
     em,

@@ -1,10 +1,25 @@
-import type { TransactionFilter } from "../../../gen/coffer/v1/transactions_pb.js";
 import type { Em } from "../../db/orm.js";
 import { pgArray, query } from "../../db/sql.js";
 import { CofferError, notFound } from "../../errors/coffer-error.js";
 import { parseId } from "../../ids/resolve-id.js";
 import { amountCents, canonicalAmount, isSlug, parseDate } from "../../shared/validate.js";
 import { UNCATEGORIZED } from "../taxonomy.js";
+
+/** The filters list, count and summary take: GET /transactions's query parameters. */
+export interface TransactionFilterInput {
+  startDate?: string;
+  endDate?: string;
+  accountId?: string;
+  userId?: string;
+  categorySlug?: string;
+  minAmount?: string;
+  maxAmount?: string;
+  pending?: boolean;
+  search?: string;
+  searchMode?: string;
+  tags?: string[];
+  anyTag?: string[];
+}
 
 export const SEARCH_MODES = ["contains", "words", "fuzzy"] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -131,7 +146,7 @@ async function tagIds(em: Em, slugs: string[]): Promise<string[]> {
 }
 
 /** Validates every filter (syntax first, then lookups) and builds the predicate. */
-export async function resolveFilter(em: Em, f: Partial<TransactionFilter> | undefined): Promise<ResolvedFilter> {
+export async function resolveFilter(em: Em, f: TransactionFilterInput | undefined): Promise<ResolvedFilter> {
   f = f ?? {};
   const canonical: Record<string, unknown> = {};
   const clauses: string[] = [];

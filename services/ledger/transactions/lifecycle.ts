@@ -1,11 +1,11 @@
-import type { Annotation as AnnotationMsg, Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
+import type { Annotation } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
 import { CofferError } from "../../errors/coffer-error.js";
 import type { Actor } from "../actor.js";
-import { annotationToProto, listTransactionAnnotations, recordAnnotation } from "../annotations.js";
+import { listTransactionAnnotations, recordAnnotation } from "../annotations.js";
 import { lockTransaction, transactionShortId } from "./locked-row.js";
-import { loadTransaction, resolveTransactionId } from "./view.js";
+import { loadTransaction, resolveTransactionId, type TransactionView } from "./view.js";
 
 // Soft delete: deleted_at hides a transaction from lists, counts, GET and
 // every write, but keeps the row (so a re-import does not bring it back and
@@ -21,7 +21,7 @@ export async function deleteTransaction(em: Em, actor: Actor, rawId: string): Pr
 }
 
 /** Restoring a transaction that is not deleted is a CONFLICT: the caller's picture of it is stale. */
-export async function restoreTransaction(em: Em, actor: Actor, rawId: string): Promise<TransactionMsg> {
+export async function restoreTransaction(em: Em, actor: Actor, rawId: string): Promise<TransactionView> {
   const id = await resolveTransactionId(em, rawId, { includeDeleted: true });
   await em.transactional(async (tx) => {
     const row = await lockTransaction(tx, id, { deleted: "allow" });
@@ -36,8 +36,7 @@ export async function restoreTransaction(em: Em, actor: Actor, rawId: string): P
  * The audit timeline, oldest first. Readable for a soft-deleted transaction
  * too: it is how one finds out who deleted it, and when.
  */
-export async function listAnnotations(em: Em, rawId: string): Promise<AnnotationMsg[]> {
+export async function listAnnotations(em: Em, rawId: string): Promise<{ transactionShortId: string; annotations: Annotation[] }> {
   const id = await resolveTransactionId(em, rawId, { includeDeleted: true });
-  const shortId = await transactionShortId(em, id);
-  return (await listTransactionAnnotations(em, id)).map((a) => annotationToProto(a, shortId));
+  return { transactionShortId: await transactionShortId(em, id), annotations: await listTransactionAnnotations(em, id) };
 }

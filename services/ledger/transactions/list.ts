@@ -1,12 +1,11 @@
 import { UUID, isCalendarDate } from "../../../common/validation.js";
-import type { ListTransactionsRequest, Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
 import { CofferError } from "../../errors/coffer-error.js";
 import { decodeCursor, encodeCursor, filterHash, invalidCursor, type CursorFields } from "../../pagination/cursor.js";
 import { parseLimit } from "../../pagination/limit.js";
-import { resolveFilter, type ResolvedFilter } from "./filter.js";
-import { TRANSACTION_COLUMNS, transactionToProto, viewSql, type TransactionViewRow } from "./view.js";
+import { resolveFilter, type ResolvedFilter, type TransactionFilterInput } from "./filter.js";
+import { TRANSACTION_COLUMNS, viewSql, type TransactionView } from "./view.js";
 
 /**
  * GET /transactions. The date sort (default) is cursor-paginated on
@@ -24,8 +23,17 @@ export type SortOrder = "asc" | "desc";
 /** Cursors (and so the row versions kept for them) live this long. */
 export const CURSOR_MAX_AGE_SECONDS = 24 * 3600;
 
+export interface ListInput {
+  filter?: TransactionFilterInput;
+  /** 0 = the default. */
+  limit: number;
+  cursor: string;
+  sortBy: string;
+  sortOrder: string;
+}
+
 export interface ListResult {
-  transactions: TransactionMsg[];
+  transactions: TransactionView[];
   nextCursor: string;
   hasMore: boolean;
 }
@@ -40,19 +48,27 @@ export function parseSort(sortBy: string, sortOrder: string): { by: SortField; o
   return { by, order };
 }
 
-/**
- * ORDER BY over rows aliased `a`: raw rows, or presented rows (whose amount
- * is text; their date text sorts like the date). The raw form matches the
- * indexes of migrations 0002 and 0003.
- */
-function orderBy(a: string, by: SortField, order: SortOrder, isPresented = false): string {
+/** ORDER BY over stored rows aliased `a`; it matches the indexes of migrations 0002 and 0003. */
+function orderBy(a: string, by: SortField, order: SortOrder): string {
   switch (by) {
     case "date":
       return `${a}.date ${order}, ${a}.id ${order}`;
     case "amount":
-      return `${a}.amount${isPresented ? "::numeric" : ""} ${order}, ${a}.id ${order}`;
+      return `${a}.amount ${order}, ${a}.id ${order}`;
     case "name":
       return `lower(coalesce(${a}.provider_merchant_name, ${a}.provider_name)) ${order}, ${a}.id ${order}`;
+  }
+}
+
+/** The same order over presented rows (viewSql, alias `v`), whose amount is text; their date text sorts like the date. */
+function presentedOrderBy(by: SortField, order: SortOrder): string {
+  switch (by) {
+    case "date":
+      return `v.date ${order}, v.id ${order}`;
+    case "amount":
+      return `v.amount::numeric ${order}, v.id ${order}`;
+    case "name":
+      return `lower(v.name) ${order}, v.id ${order}`;
   }
 }
 
@@ -78,7 +94,7 @@ function sqlInt(n: number): string {
   return String(n);
 }
 
-type PageRow = TransactionViewRow & { snapshot: string; read_at: string };
+type PageRow = TransactionView & { snapshot: string; read_at: string };
 
 /**
  * Presents the raw rows `page` yields, in sort order, with the snapshot the
@@ -89,7 +105,7 @@ type PageRow = TransactionViewRow & { snapshot: string; read_at: string };
 function presented(page: string, by: SortField, order: SortOrder): string {
   return `with page as materialized (${page})
     select v.*, pg_current_snapshot()::text as snapshot, floor(extract(epoch from now()))::bigint::text as read_at
-    from (${viewSql("select * from page")}) v order by ${orderBy("v", by, order, true)}`;
+    from (${viewSql("select * from page")}) v order by ${presentedOrderBy(by, order)}`;
 }
 
 /** First page, or the one page of the amount and name sorts: the current rows. */
@@ -162,7 +178,7 @@ async function anchorExists(em: Em, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-export async function listTransactions(em: Em, req: Pick<ListTransactionsRequest, "filter" | "limit" | "cursor" | "sortBy" | "sortOrder">): Promise<ListResult> {
+export async function listTransactions(em: Em, req: ListInput): Promise<ListResult> {
   const limit = parseLimit(req.limit);
   const { by, order } = parseSort(req.sortBy, req.sortOrder);
   const cursorRaw = req.cursor.trim();
@@ -187,7 +203,7 @@ export async function listTransactions(em: Em, req: Pick<ListTransactionsRequest
 
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
-  if (by !== "date") return { transactions: page.map(transactionToProto), nextCursor: "", hasMore: false };
+  if (by !== "date") return { transactions: page, nextCursor: "", hasMore: false };
 
   let nextCursor = "";
   if (hasMore) {
@@ -196,7 +212,7 @@ export async function listTransactions(em: Em, req: Pick<ListTransactionsRequest
     snapshot ??= { w: rows[0].snapshot, t: Number(rows[0].read_at) };
     nextCursor = encodeCursor({ d: last.date, i: last.id, f: hash, w: snapshot.w, t: snapshot.t });
   }
-  return { transactions: page.map(transactionToProto), nextCursor, hasMore };
+  return { transactions: page, nextCursor, hasMore };
 }
 
 /** Row versions are kept a little longer than a cursor lives. */

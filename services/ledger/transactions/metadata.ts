@@ -1,12 +1,11 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import type { Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
 import { CofferError, validation } from "../../errors/coffer-error.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation } from "../annotations.js";
 import { lockTransaction, quoted } from "./locked-row.js";
-import { loadTransaction, resolveTransactionId } from "./view.js";
+import { loadTransaction, resolveTransactionId, type TransactionView } from "./view.js";
 
 // A transaction's metadata is a flat-keyed JSON object for the household's and
 // agents' own notes (receipt ids, trip names, ...). The limits keep a row small
@@ -68,7 +67,7 @@ export async function setTransactionMetadata(
   rawId: string,
   metadata: JsonObject | undefined,
   replace: boolean,
-): Promise<TransactionMsg> {
+): Promise<TransactionView> {
   if (metadata === undefined || metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) {
     throw validation("metadata must be a JSON object");
   }
@@ -95,7 +94,7 @@ export async function setTransactionMetadata(
  * Removes the given keys (each must be present, else NOT_FOUND and nothing
  * changes), or every key when none are given (a no-op on empty metadata).
  */
-export async function deleteTransactionMetadata(em: Em, actor: Actor, rawId: string, rawKeys: string[]): Promise<TransactionMsg> {
+export async function deleteTransactionMetadata(em: Em, actor: Actor, rawId: string, rawKeys: string[]): Promise<TransactionView> {
   const keys = [...new Set(rawKeys)];
   const id = await resolveTransactionId(em, rawId);
   await em.transactional(async (tx) => {

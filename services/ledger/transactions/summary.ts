@@ -1,15 +1,7 @@
-import { create } from "@bufbuild/protobuf";
-import {
-  CurrencyTotalsSchema,
-  SummaryGroupSchema,
-  type CurrencyTotals,
-  type SummaryGroup,
-  type TransactionFilter,
-} from "../../../gen/coffer/v1/transactions_pb.js";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
 import { CofferError } from "../../errors/coffer-error.js";
-import { resolveFilter } from "./filter.js";
+import { resolveFilter, type TransactionFilterInput } from "./filter.js";
 
 export const GROUP_BY = ["category", "month", "week", "day"] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
@@ -47,6 +39,21 @@ interface Row {
   is_total: number;
 }
 
+/** Sums for one currency; amounts are exact decimal text. */
+export interface CurrencyTotals {
+  isoCurrencyCode: string;
+  moneyOut: string;
+  moneyIn: string;
+  net: string;
+  count: bigint;
+}
+
+export interface SummaryGroup {
+  key: string;
+  label: string;
+  totals: CurrencyTotals[];
+}
+
 export interface Summary {
   groupBy: GroupBy;
   groups: SummaryGroup[];
@@ -60,7 +67,7 @@ export interface Summary {
  * scan computes both levels (grouping sets). Groups are ordered by key
  * (chronological for the time groupings), currencies by code.
  */
-export async function summarizeTransactions(em: Em, f: Partial<TransactionFilter> | undefined, rawGroupBy: string): Promise<Summary> {
+export async function summarizeTransactions(em: Em, f: TransactionFilterInput | undefined, rawGroupBy: string): Promise<Summary> {
   const groupBy = parseGroupBy(rawGroupBy);
   const filter = await resolveFilter(em, f);
   const g = GROUPS[groupBy];
@@ -82,14 +89,13 @@ export async function summarizeTransactions(em: Em, f: Partial<TransactionFilter
      order by is_total, key, iso_currency_code`,
     filter.params,
   );
-  const totalsOf = (r: Row) =>
-    create(CurrencyTotalsSchema, {
-      isoCurrencyCode: r.iso_currency_code,
-      moneyOut: r.money_out,
-      moneyIn: r.money_in,
-      net: r.net,
-      count: BigInt(r.count),
-    });
+  const totalsOf = (r: Row): CurrencyTotals => ({
+    isoCurrencyCode: r.iso_currency_code,
+    moneyOut: r.money_out,
+    moneyIn: r.money_in,
+    net: r.net,
+    count: BigInt(r.count),
+  });
   const groups: SummaryGroup[] = [];
   const totals: CurrencyTotals[] = [];
   for (const r of rows) {
@@ -99,7 +105,7 @@ export async function summarizeTransactions(em: Em, f: Partial<TransactionFilter
     }
     const last = groups[groups.length - 1];
     if (last && last.key === r.key) last.totals.push(totalsOf(r));
-    else groups.push(create(SummaryGroupSchema, { key: r.key ?? "", label: r.label ?? "", totals: [totalsOf(r)] }));
+    else groups.push({ key: r.key ?? "", label: r.label ?? "", totals: [totalsOf(r)] });
   }
   return { groupBy, groups, totals };
 }

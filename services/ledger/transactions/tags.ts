@@ -1,5 +1,4 @@
 import { isSlug } from "../../shared/validate.js";
-import type { Transaction as TransactionMsg } from "../../../gen/coffer/v1/transactions_pb.js";
 import type { Em } from "../../db/orm.js";
 import { pgArray, query } from "../../db/sql.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
@@ -7,7 +6,7 @@ import { newShortId } from "../../ids/short-id.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations, type AnnotationInput } from "../annotations.js";
 import { lockTransaction, quoted } from "./locked-row.js";
-import { loadTransaction, resolveTransactionId } from "./view.js";
+import { loadTransaction, resolveTransactionId, type TransactionView } from "./view.js";
 
 
 export function parseTagSlug(raw: string): string {
@@ -76,7 +75,7 @@ export interface TagChanges {
  * actually added or removed. Adding a tag already present changes nothing;
  * removing one the transaction does not carry is NOT_FOUND and nothing changes.
  */
-export async function updateTransactionTags(em: Em, actor: Actor, rawId: string, changes: TagChanges): Promise<TransactionMsg> {
+export async function updateTransactionTags(em: Em, actor: Actor, rawId: string, changes: TagChanges): Promise<TransactionView> {
   const add = [...new Set((changes.add ?? []).map(parseTagSlug))];
   // A slug that cannot exist cannot be on the transaction: the same NOT_FOUND as any absent tag.
   const remove = [...new Set((changes.remove ?? []).map((s) => s.trim()))];
