@@ -1,6 +1,6 @@
 import { readEnv } from "../common/env.js";
 import { openDatabase } from "./embedded-postgres.js";
-import { migrate, openOrm, type Em } from "../services/db/orm.js";
+import { closeOrm, migrate, openOrm, type Em } from "../services/db/orm.js";
 
 /**
  * Runs `fn` straight on the database (DATABASE_URL, or the embedded default,
@@ -14,7 +14,7 @@ export async function withOrm<T>(fn: (em: Em) => Promise<T>, env: NodeJS.Process
       await migrate(orm);
       return await fn(orm.em.fork());
     } finally {
-      await orm.close();
+      await closeOrm(orm);
     }
   } finally {
     await db.stop();

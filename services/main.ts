@@ -1,5 +1,5 @@
 import { coreConfigFromEnv } from "./config.js";
-import { migrate, openOrm } from "./db/orm.js";
+import { closeOrm, migrate, openOrm } from "./db/orm.js";
 import { buildCoreServer } from "./server.js";
 
 /** The core process: migrate, then serve Connect + gRPC + gRPC-Web on h2c. */
@@ -15,7 +15,7 @@ export async function runCore(env: NodeJS.ProcessEnv = process.env) {
     closing = true;
     app.log.info("shutting down: finishing in-flight calls");
     await app.close();
-    await orm.close();
+    await closeOrm(orm);
     process.exit(0);
   };
   process.on("SIGTERM", stop);

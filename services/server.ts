@@ -7,11 +7,20 @@ import type { Orm } from "./db/orm.js";
 import type { CoreDeps } from "./deps.js";
 import { authInterceptor } from "./interceptors/auth.js";
 import { errorInterceptor } from "./interceptors/errors.js";
+import { purgeVersionsTask } from "./ledger/transactions/versions.js";
+import { startPeriodicTasks, type PeriodicTask, type RunningTasks } from "./periodic.js";
 import { routes } from "./routes.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
 
-/** Builds the core server (h2c: Connect, gRPC and gRPC-Web) without listening. */
-export async function buildCoreServer(orm: Orm, config: CoreConfig, opts: { logger?: boolean } = {}) {
+/**
+ * Builds the core server (h2c: Connect, gRPC and gRPC-Web) without listening.
+ * Its periodic tasks start when it listens and stop when it closes.
+ */
+export async function buildCoreServer(
+  orm: Orm,
+  config: CoreConfig,
+  opts: { logger?: boolean; periodicTasks?: PeriodicTask[] } = {},
+) {
   const deps: CoreDeps = { orm, config, serviceNames: new Set() };
   const probe = createConnectRouter();
   routes(deps)(probe);
@@ -31,6 +40,15 @@ export async function buildCoreServer(orm: Orm, config: CoreConfig, opts: { logg
     contextValues: (req) => createContextValues().set(kEm, orm.em.fork()).set(kLog, req.log),
     // In-flight calls get this long to finish when the core shuts down.
     shutdownTimeoutMs: 10_000,
+  });
+
+  const tasks = opts.periodicTasks ?? [purgeVersionsTask(() => orm.em.fork())];
+  let running: RunningTasks | null = null;
+  app.addHook("onListen", async () => {
+    running = startPeriodicTasks(tasks, app.log);
+  });
+  app.addHook("onClose", async () => {
+    await running?.stop();
   });
   return app;
 }

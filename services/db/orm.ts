@@ -1,6 +1,7 @@
 import { MikroORM, defineConfig, type EntityManager } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import pg from "pg";
+import { endPreparedPool } from "./sql.js";
 import { entities } from "./entities/index.js";
 import { migrationsList } from "./migrations/index.js";
 
@@ -24,6 +25,12 @@ export function ormConfig(databaseUrl: string, poolMax = 10) {
 
 export async function openOrm(databaseUrl: string, poolMax?: number): Promise<Orm> {
   return MikroORM.init(ormConfig(databaseUrl, poolMax));
+}
+
+/** Closes the ORM and the pool its prepared statements run on. */
+export async function closeOrm(orm: Orm): Promise<void> {
+  await endPreparedPool(orm.em);
+  await orm.close();
 }
 
 /** Arbitrary constant for pg_advisory_lock so concurrent cores never migrate at once. */

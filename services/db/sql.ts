@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { ForeignKeyConstraintViolationException } from "@mikro-orm/core";
 import type { Knex } from "@mikro-orm/postgresql";
+import pg from "pg";
 import type { Em } from "./orm.js";
 
 /**
@@ -17,27 +18,50 @@ export async function query<T = Record<string, unknown>>(
   return (await em.getConnection().execute(sql, params as never[], "all", em.getTransactionContext())) as T[];
 }
 
-interface PgConnection {
-  query(q: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
+/**
+ * Named prepared statements run on a small pg pool of their own beside the
+ * ORM's, since knex has no public way to name a statement. One pool per ORM
+ * connection, made on first use; closeOrm ends it (idle clients also end by
+ * themselves, so a forgotten pool never keeps a process alive).
+ */
+const preparedPools = new WeakMap<object, pg.Pool>();
+
+function preparedPool(em: Em): pg.Pool {
+  const owner = em.getConnection();
+  let pool = preparedPools.get(owner);
+  if (!pool) {
+    pool = new pg.Pool({
+      connectionString: em.config.get("clientUrl"),
+      max: em.config.get("pool")?.max ?? 10,
+      idleTimeoutMillis: 30_000,
+      allowExitOnIdle: true,
+    });
+    // An idle client the server dropped (a restart, a dropped test database): the pool replaces it.
+    pool.on("error", () => undefined);
+    preparedPools.set(owner, pool);
+  }
+  return pool;
+}
+
+/** Ends the prepared-statement pool of an ORM, if it has one. */
+export async function endPreparedPool(em: Em): Promise<void> {
+  const owner = em.getConnection();
+  const pool = preparedPools.get(owner);
+  preparedPools.delete(owner);
+  await pool?.end();
 }
 
 /**
  * The hot reads (every RPC's key lookup, every transaction page) run as named
  * prepared statements: each pooled connection parses a statement once and
- * PostgreSQL caches its analysis, which saves a few milliseconds of planning
- * work per call on the transaction page. The name is derived from the SQL text.
+ * PostgreSQL caches its analysis, which saves planning work on every call of
+ * the transaction page. The name is derived from the SQL text.
  */
 async function prepared<T>(em: Em, sql: string, params: unknown[]): Promise<T[]> {
-  const knex = em.getKnex();
-  const native = knex.raw(sql, params as never[]).toSQL().toNative();
+  const native = em.getKnex().raw(sql, params as never[]).toSQL().toNative();
   const name = `coffer_${createHash("sha1").update(native.sql).digest("hex").slice(0, 24)}`;
-  const client = knex.client as unknown as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
-  const conn = await client.acquireConnection();
-  try {
-    return (await conn.query({ name, text: native.sql, values: native.bindings })).rows as T[];
-  } finally {
-    await client.releaseConnection(conn);
-  }
+  const result = await preparedPool(em).query({ name, text: native.sql, values: native.bindings as unknown[] });
+  return result.rows as T[];
 }
 
 /** SQL rendering a timestamptz column as UTC ISO 8601 text with milliseconds (what `tsFromIso` and `new Date` read). */

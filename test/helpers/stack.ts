@@ -5,7 +5,7 @@ import { coreClients, coreTransport, type CoreClients } from "../../gateways/sha
 import { insertApiKey } from "../../services/auth/api-keys.js";
 import { VERSION } from "../../common/version.js";
 import { coreConfigFromEnv, type CoreConfig } from "../../services/config.js";
-import { openOrm, type Orm } from "../../services/db/orm.js";
+import { closeOrm, openOrm, type Orm } from "../../services/db/orm.js";
 import { buildCoreServer } from "../../services/server.js";
 import { createTestDatabase } from "./db.js";
 
@@ -53,7 +53,7 @@ export async function startStack(overrides: Partial<CoreConfig> = {}): Promise<S
       await rest.close();
       await mcp.close();
       await coreApp.close();
-      await orm.close();
+      await closeOrm(orm);
     },
   };
 }

@@ -7,7 +7,8 @@ import { CofferError } from "../../services/errors/coffer-error.js";
 import type { ErrorCode } from "../../common/errors.js";
 import { newShortId } from "../../services/ids/short-id.js";
 import { encodeCursor } from "../../services/pagination/cursor.js";
-import { listTransactions, purgeTransactionVersions, type ListResult } from "../../services/ledger/transactions/list.js";
+import { listTransactions, type ListResult } from "../../services/ledger/transactions/list.js";
+import { purgeTransactionVersions } from "../../services/ledger/transactions/versions.js";
 import { createTestDatabase } from "../helpers/db.js";
 import { newAccount, newTransactions, newUser } from "../helpers/ledger.js";
 

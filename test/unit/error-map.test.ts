@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { mapError } from "../../gateways/shared/error-map.js";
 import { CODE_FOR_CONNECT, ERROR_CODES, type ErrorCode } from "../../common/errors.js";
+import { HTTP_STATUS } from "../helpers/http-status.js";
 import { toConnectError } from "../../services/interceptors/errors.js";
 
 const withInfo = (reason: string, message: string, code = Code.Internal, domain = "coffer") =>
@@ -13,7 +14,7 @@ describe("mapError: a core error with a Coffer code", () => {
 
   it.each(codes)("%s → its HTTP status, its code and the core's message", (code) => {
     const mapped = mapError(toConnectError(code, `message for ${code}`));
-    expect(mapped).toEqual({ status: ERROR_CODES[code].http, body: { error: { code, message: `message for ${code}` } } });
+    expect(mapped).toEqual({ status: HTTP_STATUS[code], body: { error: { code, message: `message for ${code}` } } });
   });
 
   it("takes the code from ErrorInfo.reason, not from the Connect code", () => {
@@ -46,7 +47,7 @@ describe("mapError: a Connect error without a Coffer code", () => {
 
   it.each(rows)("Connect %s → %s with a generic message", (_name, connectCode, code) => {
     const mapped = mapError(new ConnectError("pg: relation users password=hunter2", connectCode));
-    expect(mapped.status).toBe(ERROR_CODES[code].http);
+    expect(mapped.status).toBe(HTTP_STATUS[code]);
     expect(mapped.body.error.code).toBe(code);
     expect(mapped.body.error.message).not.toMatch(/pg:|hunter2|relation/);
   });
@@ -92,14 +93,12 @@ describe("the code table", () => {
     expect(v.http).toBeLessThan(600);
   });
 
-  // DESIGN.md §3 fixes these statuses; a change would break clients.
-  it.each([
-    ["MISSING_CREDENTIALS", 401], ["INVALID_API_KEY", 401], ["REVOKED_API_KEY", 401], ["INSUFFICIENT_SCOPE", 403],
-    ["FORBIDDEN", 403], ["NOT_FOUND", 404], ["VALIDATION_ERROR", 400], ["INVALID_PARAMETER", 400], ["INVALID_BODY", 400],
-    ["INVALID_CURSOR", 400], ["EXPIRED", 400], ["DENIED", 400], ["INVALID_DEVICE_CODE", 404], ["CONFLICT", 409],
-    ["SLUG_CONFLICT", 409], ["RATE_LIMITED", 429], ["PROVIDER_ERROR", 502], ["PROVIDER_NOT_CONFIGURED", 400],
-    ["INTERNAL_ERROR", 500], ["UNAVAILABLE", 503], ["METHOD_NOT_ALLOWED", 405], ["PAYLOAD_TOO_LARGE", 413],
-  ] as const)("%s is HTTP %i", (code, status) => {
+  // The documented statuses (docs/errors.md); a change would break clients.
+  it.each(Object.entries(HTTP_STATUS) as [ErrorCode, number][])("%s is HTTP %i", (code, status) => {
     expect(ERROR_CODES[code].http).toBe(status);
+  });
+
+  it("every code of the app has a documented status", () => {
+    expect(Object.keys(HTTP_STATUS).sort()).toEqual(Object.keys(ERROR_CODES).sort());
   });
 });

@@ -1,4 +1,3 @@
-import { create } from "@bufbuild/protobuf";
 import { AccountEntity, UserEntity, type Account } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { notFound, validation } from "../../errors/coffer-error.js";

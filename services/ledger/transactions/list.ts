@@ -214,32 +214,3 @@ export async function listTransactions(em: Em, req: ListInput): Promise<ListResu
   }
   return { transactions: page, nextCursor, hasMore };
 }
-
-/** Row versions are kept a little longer than a cursor lives. */
-export const VERSION_RETENTION_SECONDS = CURSOR_MAX_AGE_SECONDS + 3600;
-
-/** Deletes row versions no live cursor can need; returns how many. */
-export async function purgeTransactionVersions(em: Em, retentionSeconds = VERSION_RETENTION_SECONDS): Promise<number> {
-  const rows = await query<{ n: string }>(
-    em,
-    `with gone as (delete from transaction_versions where superseded_at < now() - make_interval(secs => ?) returning 1)
-     select count(*)::text as n from gone`,
-    [retentionSeconds],
-  );
-  return Number(rows[0].n);
-}
-
-const PURGE_INTERVAL_MS = 60_000;
-let lastPurgeAt = 0;
-
-/**
- * Runs the purge in the background at most once a minute per process; the
- * list calls it, so versions are cleaned wherever pagination is used. Errors
- * go to `onError` (the request logger), never to the caller.
- */
-export function purgeTransactionVersionsSoon(fork: () => Em, onError: (e: unknown) => void): void {
-  const now = Date.now();
-  if (now - lastPurgeAt < PURGE_INTERVAL_MS) return;
-  lastPurgeAt = now;
-  purgeTransactionVersions(fork()).catch(onError);
-}

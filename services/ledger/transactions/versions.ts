@@ -1,0 +1,29 @@
+import type { Em } from "../../db/orm.js";
+import { query } from "../../db/sql.js";
+import type { PeriodicTask } from "../../periodic.js";
+import { CURSOR_MAX_AGE_SECONDS } from "./list.js";
+
+// Earlier versions of changed transactions (Migration0003TransactionSnapshots)
+// serve the cursors that were issued before the change; once no live cursor
+// can need them, they go.
+
+/** Row versions are kept a little longer than a cursor lives. */
+export const VERSION_RETENTION_SECONDS = CURSOR_MAX_AGE_SECONDS + 3600;
+
+/** Deletes row versions no live cursor can need; returns how many. */
+export async function purgeTransactionVersions(em: Em, retentionSeconds = VERSION_RETENTION_SECONDS): Promise<number> {
+  const rows = await query<{ n: string }>(
+    em,
+    `with gone as (delete from transaction_versions where superseded_at < now() - make_interval(secs => ?) returning 1)
+     select count(*)::text as n from gone`,
+    [retentionSeconds],
+  );
+  return Number(rows[0].n);
+}
+
+/** The purge as the core's periodic task (a read never writes, so lists cannot do it). */
+export const purgeVersionsTask = (fork: () => Em, everyMs = 60_000): PeriodicTask => ({
+  name: "purge transaction versions",
+  everyMs,
+  run: () => purgeTransactionVersions(fork()),
+});
