@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { EnvError } from "../common/env.js";
 import { CofferError } from "../services/errors/coffer-error.js";
 
 // Each command imports only what it runs: loading the core, both gateways, the
@@ -117,6 +118,7 @@ export async function main(argv: string[]) {
     }
   } catch (e) {
     if (e instanceof CofferError) fail(`${e.code}: ${e.message}`);
+    if (e instanceof EnvError) fail(e.message);
     throw e;
   }
 }

@@ -1,0 +1,53 @@
+// ESLint (type-aware typescript-eslint) for every TypeScript file; Prettier formats.
+// The import-direction rule below is the layout's contract (docs/architecture.md):
+//   services → common, gen;  gateways → common, gen;  cli → anything;  nothing → cli.
+import js from "@eslint/js";
+import prettier from "eslint-config-prettier";
+import tseslint from "typescript-eslint";
+
+const forbid = (...folders) => ({
+  patterns: folders.map((folder) => ({
+    group: [`**/${folder}/**`, `**/${folder}`],
+    message: `this folder may not import from ${folder}/ (see docs/architecture.md, "Import direction")`,
+  })),
+});
+
+const restrict = (files, ...folders) => ({
+  files,
+  rules: { "no-restricted-imports": ["error", forbid(...folders)] },
+});
+
+export default tseslint.config(
+  { ignores: ["gen/**", "dist/**", "node_modules/**", ".coffer/**", "web/dist/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+    },
+  },
+  { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
+  restrict(["services/**"], "gateways", "cli", "fixtures", "test", "bench"),
+  restrict(["gateways/**"], "services", "cli", "fixtures", "test", "bench"),
+  restrict(["common/**"], "services", "gateways", "cli", "fixtures", "test", "bench"),
+  restrict(["fixtures/**"], "services", "gateways", "cli", "test", "bench"),
+  {
+    // Tests and benchmarks read untyped JSON answers on purpose; the production code may not.
+    files: ["test/**", "bench/**"],
+    rules: {
+      "@typescript-eslint/no-unsafe-assignment": "off",
+      "@typescript-eslint/no-unsafe-member-access": "off",
+      "@typescript-eslint/no-unsafe-argument": "off",
+      "@typescript-eslint/no-unsafe-call": "off",
+      "@typescript-eslint/no-unsafe-return": "off",
+      "@typescript-eslint/no-explicit-any": "off",
+    },
+  },
+  prettier,
+  // After eslint-config-prettier, which turns max-len off: Prettier wraps code, not comments or strings.
+  { rules: { "max-len": ["error", { code: 120, ignoreUrls: true, ignoreRegExpLiterals: true }] } },
+);
