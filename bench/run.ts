@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const BENCHES = ["keys-me.ts", "cold-start.ts", "wire-codec.ts"];
+const BENCHES = ["keys-me.ts", "cold-start.ts"];
 let failed = false;
 for (const file of BENCHES) {
   console.log(`\n# ${file}`);

@@ -70,7 +70,7 @@ const isExpired = (row: DeviceCode, now = new Date()) => row.expiresAt.getTime()
 export type PollResult = { status: "authorization_pending" } | { status: "approved"; token?: string };
 
 /**
- * SPEC.md's poll: pending → authorization_pending; approved → the new key's
+ * The poll (docs/contract.md): pending → authorization_pending; approved → the new key's
  * plaintext on the first approved poll only; denied → DENIED; past its TTL →
  * EXPIRED; unknown → INVALID_DEVICE_CODE. The key is created inside the claim
  * so its plaintext exists only in this one response.

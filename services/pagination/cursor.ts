@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { CofferError } from "../errors/coffer-error.js";
 
 /**
- * The one cursor codec for every paginated list (SPEC.md "Pagination
- * contract"). A cursor is base64url of JSON
+ * The one cursor codec for every paginated list (docs/contract.md, "Lists and
+ * pagination"). A cursor is base64url of JSON
  *   {v, d, i, f, w, t, c}
  * v  format version (a cursor of another version is refused, e.g. after an upgrade)
  * d  sort position of the last row returned (transactions: its date; a list

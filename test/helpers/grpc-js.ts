@@ -5,7 +5,7 @@ type Unary = (req: unknown, metadata: grpc.Metadata) => Promise<unknown>;
 
 /**
  * A real @grpc/grpc-js client for a protobuf-es service: one generic client
- * whose (de)serializers are the schema's toBinary/fromBinary (STACK.md §3).
+ * whose (de)serializers are the schema's toBinary/fromBinary.
  * Methods are keyed by their proto name ("ListUsers").
  */
 export function grpcJsClient(address: string, service: DescService) {

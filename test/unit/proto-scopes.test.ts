@@ -54,7 +54,7 @@ describe("every RPC declares its scope in the proto", () => {
     expect(m.idempotency).toBe(MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS);
   });
 
-  // Starting a device login is the one write anybody may do (DESIGN.md §4).
+  // Starting a device login is the one write anybody may do (docs/auth.md).
   const publicWrites = new Set(["coffer.v1.DeviceCodeService/CreateDeviceCode"]);
   it.each(methods.filter(([, m]) => /^(Create|Update|Delete|Revoke|Approve|Deny|Set|Add|Remove)/.test(m.name)))(
     "%s is a write: full_access and not NO_SIDE_EFFECTS",
