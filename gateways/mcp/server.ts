@@ -1,5 +1,6 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { VERSION } from "../../common/version.js";
 import type { CallOptions, CoreClients } from "../shared/core-client.js";
 import { envelope, mapError, type MappedError } from "../shared/error-map.js";
@@ -10,46 +11,84 @@ function errorResult(mapped: MappedError): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify(mapped.body) }] };
 }
 
+/** A tool's zod shapes as objects, built once per tool (HTTP builds a server per request). */
+interface Schemas {
+  input: z.ZodObject;
+  output: z.ZodObject;
+}
+const schemasOf = new WeakMap<ToolDef, Schemas>();
+
+function schemas(tool: ToolDef): Schemas {
+  let s = schemasOf.get(tool);
+  if (!s) {
+    s = { input: z.object(tool.inputSchema), output: z.object(tool.outputSchema) };
+    schemasOf.set(tool, s);
+  }
+  return s;
+}
+
 /**
- * Errors the SDK raises itself (arguments that fail the input schema) get our
- * envelope and code too. The SDK builds them in createToolError, which its
- * typings mark private, hence the cast.
+ * The listing a client sees: zod's own JSON Schema conversion, draft-7, the
+ * way the SDK's McpServer lists zod tools (arguments as the caller writes
+ * them, results as the tool returns them).
  */
-function sdkToolError(message: string): CallToolResult {
-  const code = /Input validation error|Invalid arguments/.test(message)
-    ? "INVALID_PARAMETER"
-    : /^(MCP error -?\d+: )?Tool \S+ (not found|disabled)$/.test(message)
-      ? "NOT_FOUND" // an agent asking for a tool that does not exist is its mistake, not ours
-      : "INTERNAL_ERROR";
-  return errorResult(envelope(code, code === "INTERNAL_ERROR" ? "Internal error" : message.replace(/^MCP error -?\d+: /, "")));
+function listing(tool: ToolDef): Tool {
+  const { input, output } = schemas(tool);
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(input, { target: "draft-7", io: "input" }) as Tool["inputSchema"],
+    outputSchema: z.toJSONSchema(output, { target: "draft-7", io: "output" }) as Tool["outputSchema"],
+    annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: false },
+    execution: { taskSupport: "forbidden" },
+  };
+}
+
+const dotPath = (path: PropertyKey[]) =>
+  path.reduce<string>((acc, seg, i) => (typeof seg === "number" ? `${acc}[${seg}]` : i === 0 ? String(seg) : `${acc}.${String(seg)}`), "");
+
+/** A missing argument says so, instead of "expected string, received undefined". */
+const required: z.core.$ZodErrorMap = (issue) => (issue.code === "invalid_type" && issue.input === undefined ? "is required" : undefined);
+
+/** Names every bad argument: "id is required; limit: Too big: expected number to be <=500". */
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => (i.path.length === 0 ? i.message : `${dotPath(i.path)}${/^(is|must) /.test(i.message) ? " " : ": "}${i.message}`))
+    .join("; ");
 }
 
 /**
  * A fresh MCP server bound to one caller's key: stateless per request over
  * HTTP, one per process over stdio. Tools only translate; the core decides.
+ *
+ * Built on the SDK's low-level Server so that every failure, including bad
+ * arguments and unknown tools, is a tool result carrying Coffer's envelope.
  */
-export function createMcpServer(core: CoreClients, opts: CallOptions, tools: ToolDef[] = allTools): McpServer {
-  const server = new McpServer({ name: "coffer", version: VERSION });
-  (server as unknown as { createToolError: typeof sdkToolError }).createToolError = sdkToolError;
-  for (const tool of tools) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
-        annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: false },
-      },
-      async (args: Record<string, unknown>): Promise<CallToolResult> => {
-        try {
-          const out = await tool.handler(core, opts, args);
-          return { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
-        } catch (e) {
-          return errorResult(mapError(e));
-        }
-      },
-    );
-  }
+export function createMcpServer(core: CoreClients, opts: CallOptions, tools: ToolDef[] = allTools): Server {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  // listChanged as the SDK's McpServer declares it; this list never changes while a server lives.
+  const server = new Server({ name: "coffer", version: VERSION }, { capabilities: { tools: { listChanged: true } } });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(listing) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    // An agent asking for a tool that does not exist is its mistake, not ours.
+    if (!tool) return errorResult(envelope("NOT_FOUND", `Tool ${request.params.name} not found`));
+    const { input, output } = schemas(tool);
+    const args = input.safeParse(request.params.arguments ?? {}, { error: required });
+    if (!args.success) return errorResult(envelope("INVALID_PARAMETER", describeIssues(args.error)));
+    let out: Record<string, unknown>;
+    try {
+      out = await tool.handler(core, opts, args.data);
+    } catch (e) {
+      return errorResult(mapError(e));
+    }
+    // The result must match the advertised outputSchema (as McpServer checked, and
+    // SDK clients check again); a mismatch is our bug, reported like any other.
+    if (!output.safeParse(out).success) return errorResult(envelope("INTERNAL_ERROR", "Internal error"));
+    return { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
+  });
   return server;
 }

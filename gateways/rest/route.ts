@@ -1,4 +1,5 @@
 import type { FastifyRequest } from "fastify";
+import { z } from "zod";
 import type { CallOptions, CoreClients } from "../shared/core-client.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -35,3 +36,15 @@ export const body = (properties: Record<string, object>, required: string[] = []
 
 export const str = (extra: object = {}) => ({ type: "string", ...extra });
 export const nullableStr = (extra: object = {}) => ({ type: ["string", "null"], ...extra });
+
+/**
+ * JSON Schema for a query string from a zod shape (the same shapes MCP tools
+ * take as arguments): draft-7 for ajv, without $schema, unknown parameters
+ * rejected by name. The query ajv coerces text to the listed types ("true" →
+ * true, "20" → 20), so the shape describes values, not text; a repeated
+ * parameter arrives as an array.
+ */
+export function querystringOf(shape: z.ZodRawShape): object {
+  const { $schema: _, ...schema } = z.toJSONSchema(z.strictObject(shape), { target: "draft-7", io: "input" });
+  return schema;
+}

@@ -1,12 +1,11 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
 import { z } from "zod";
 import {
   SummarizeTransactionsResponseSchema,
   TransactionSchema,
   type Transaction,
-  type TransactionFilterSchema,
 } from "../../../gen/coffer/v1/transactions_pb.js";
 import { toRest } from "../../shared/rest-json.js";
+import { filterOf, transactionFilterShape, transactionListShape, transactionSummaryShape } from "../../shared/transaction-filter.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
 type Rest = ReturnType<typeof toRest>;
@@ -66,46 +65,6 @@ function project(t: Transaction, fields: FieldName[]): Record<string, unknown> {
   return Object.fromEntries(fields.map((f) => [f, FIELDS[f].pick(rest)]));
 }
 
-const slugs = z.union([z.string(), z.array(z.string())]).optional();
-
-/** The filters query_transactions and transaction_summary share (the same as GET /transactions). */
-const filterInput = {
-  start_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe("YYYY-MM-DD, inclusive"),
-  end_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe("YYYY-MM-DD, exclusive"),
-  account_id: z.string().min(1).optional().describe("account short id or UUID (list_accounts)"),
-  user_id: z.string().min(1).optional().describe("household member short id or UUID (list_users)"),
-  category_slug: z.string().min(1).optional().describe("category slug; a parent includes its children; 'uncategorized' for none"),
-  min_amount: z.union([z.number(), z.string()]).optional().describe("inclusive; amounts are signed (positive = money out)"),
-  max_amount: z.union([z.number(), z.string()]).optional().describe("inclusive; e.g. max_amount 0 for money in only"),
-  pending: z.boolean().optional(),
-  search: z.string().max(500).optional().describe("matches the name and merchant; comma-separated terms are ORed"),
-  search_mode: z.enum(["contains", "words", "fuzzy"]).optional().describe("contains (default, substring), words (whole words), fuzzy (typo-tolerant)"),
-  tags: slugs.describe("tag slugs the transaction must all carry (array or comma-separated)"),
-  any_tag: slugs.describe("tag slugs of which the transaction carries at least one"),
-};
-
-type FilterArgs = { [K in keyof typeof filterInput]?: any };
-
-const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-const amount = (v: number | string | undefined) => (v === undefined ? undefined : String(v));
-
-function filterOf(a: FilterArgs): MessageInitShape<typeof TransactionFilterSchema> {
-  return {
-    startDate: a.start_date,
-    endDate: a.end_date,
-    accountId: a.account_id,
-    userId: a.user_id,
-    categorySlug: a.category_slug,
-    minAmount: amount(a.min_amount),
-    maxAmount: amount(a.max_amount),
-    pending: a.pending,
-    search: a.search,
-    searchMode: a.search_mode,
-    tags: list(a.tags),
-    anyTag: list(a.any_tag),
-  };
-}
-
 export const queryTransactions = defineTool({
   name: "query_transactions",
   title: "Query transactions",
@@ -116,15 +75,12 @@ export const queryTransactions = defineTool({
     "learn how many match before paging, and fields to choose what each transaction shows. Amounts: positive = money out.",
   readOnly: true,
   inputSchema: {
-    ...filterInput,
-    limit: z.number().int().min(1).max(500).optional().describe("page size, 1-500, default 50"),
-    cursor: z.string().optional().describe("next_cursor of the previous page; omit for the first page"),
-    sort_by: z.enum(["date", "amount", "name"]).optional().describe("date (default, paginated), amount or name (one page)"),
-    sort_order: z.enum(["asc", "desc"]).optional().describe("default desc for date and amount, asc for name"),
+    ...transactionFilterShape.mcp,
+    ...transactionListShape,
     fields: z
       .string()
       .refine((v) => v.trim() === "all" || splitFields(v).every((f) => f in FIELDS), {
-        message: `fields must be "all" or a comma-separated list of: ${ALL_FIELDS.join(", ")}`,
+        message: `must be "all" or a comma-separated list of: ${ALL_FIELDS.join(", ")}`,
       })
       .optional()
       .describe(`comma-separated fields, or "all". Default: ${DEFAULT_FIELDS.join(",")}. Available: ${ALL_FIELDS.join(", ")}`),
@@ -179,8 +135,8 @@ export const transactionSummary = defineTool({
     "category slug; default), month, ISO week or day, and overall; always per currency (currencies are never added together).",
   readOnly: true,
   inputSchema: {
-    ...filterInput,
-    group_by: z.enum(["category", "month", "week", "day"]).optional().describe("category (default), month, week or day"),
+    ...transactionFilterShape.mcp,
+    ...transactionSummaryShape,
   },
   outputSchema: {
     group_by: z.string(),

@@ -1,9 +1,9 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
+import { slug } from "../../shared/params.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
 const id = z.string().min(1).describe("transaction id: the short id (8 characters) or the UUID");
-const slug = z.string().regex(/^[a-z0-9_]{1,64}$/, "a slug is 1-64 characters of a-z, 0-9 and _");
 
 export const categorizeTransaction = defineTool({
   name: "categorize_transaction",
