@@ -29,7 +29,10 @@ async function readyAfter(url: string, p: CofferProcess, t0: number, timeoutMs =
 }
 
 async function pgAnswers(port: number): Promise<boolean> {
-  const c = new pg.Client({ connectionString: `postgres://postgres:coffer@127.0.0.1:${port}/postgres`, connectionTimeoutMillis: 1000 });
+  const c = new pg.Client({
+    connectionString: `postgres://postgres:coffer@127.0.0.1:${port}/postgres`,
+    connectionTimeoutMillis: 1000,
+  });
   try {
     await c.connect();
     return true;
@@ -58,9 +61,12 @@ async function run(label: string): Promise<number> {
     p.child.kill("SIGINT");
     const exit = await Promise.race([p.exited, new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 30_000))]);
     const stopMs = performance.now() - stopT0;
-    if (exit === "timeout" || exit.code !== 0) throw new Error(`${label}: Ctrl-C did not stop cleanly (${JSON.stringify(exit)}):\n${p.lines.join("\n")}`);
+    if (exit === "timeout" || exit.code !== 0)
+      throw new Error(`${label}: Ctrl-C did not stop cleanly (${JSON.stringify(exit)}):\n${p.lines.join("\n")}`);
     if (await pgAnswers(pgPort)) throw new Error(`${label}: the embedded PostgreSQL is still running after Ctrl-C`);
-    console.log(`  ${label}: ready in ${(elapsed / 1000).toFixed(2)} s; Ctrl-C stopped everything (exit 0) in ${(stopMs / 1000).toFixed(2)} s`);
+    console.log(
+      `  ${label}: ready in ${(elapsed / 1000).toFixed(2)} s; Ctrl-C stopped everything (exit 0) in ${(stopMs / 1000).toFixed(2)} s`,
+    );
     return elapsed;
   } finally {
     await killAll([p]);

@@ -9,7 +9,15 @@
 import pg from "pg";
 import { ApiKeyService } from "../gen/coffer/v1/auth_pb.js";
 import { grpcJsClient, metadata } from "../test/helpers/grpc-js.js";
-import { cofferEnv, freePort, killAll, runCoffer, spawnCoffer, waitForOk, type CofferProcess } from "../test/helpers/processes.js";
+import {
+  cofferEnv,
+  freePort,
+  killAll,
+  runCoffer,
+  spawnCoffer,
+  waitForOk,
+  type CofferProcess,
+} from "../test/helpers/processes.js";
 import { measure, ms, summarize } from "./stats.js";
 
 const N = 2000;
@@ -73,10 +81,18 @@ async function main() {
     const direct = summarize(await measure(viaGrpc, N, WARMUP));
     grpc.close();
 
-    console.log(`GET /api/v1/keys/me: ${N} sequential requests after ${WARMUP} warm-up, one keep-alive connection each`);
-    console.log(`  REST gateway (fetch -> REST -> Connect h2c -> core):  median ${ms(rest.median)}  p99 ${ms(rest.p99)}  mean ${ms(rest.mean)}`);
-    console.log(`  core direct (@grpc/grpc-js GetCurrentKey):            median ${ms(direct.median)}  p99 ${ms(direct.p99)}  mean ${ms(direct.mean)}`);
-    console.log(`  ratio REST/gRPC: median ${(rest.median / direct.median).toFixed(2)}x  p99 ${(rest.p99 / direct.p99).toFixed(2)}x`);
+    console.log(
+      `GET /api/v1/keys/me: ${N} sequential requests after ${WARMUP} warm-up, one keep-alive connection each`,
+    );
+    console.log(
+      `  REST gateway (fetch -> REST -> Connect h2c -> core):  median ${ms(rest.median)}  p99 ${ms(rest.p99)}  mean ${ms(rest.mean)}`,
+    );
+    console.log(
+      `  core direct (@grpc/grpc-js GetCurrentKey):            median ${ms(direct.median)}  p99 ${ms(direct.p99)}  mean ${ms(direct.mean)}`,
+    );
+    console.log(
+      `  ratio REST/gRPC: median ${(rest.median / direct.median).toFixed(2)}x  p99 ${(rest.p99 / direct.p99).toFixed(2)}x`,
+    );
   } finally {
     await Promise.all(
       procs.map(async (p) => {

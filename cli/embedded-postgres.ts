@@ -36,7 +36,8 @@ export async function canConnect(url: string): Promise<boolean> {
  */
 function unhookExitHandlers() {
   const exitHook = createRequire(import.meta.url)("async-exit-hook");
-  for (const ev of ["exit", "beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"]) exitHook.unhookEvent(ev);
+  for (const ev of ["exit", "beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"])
+    exitHook.unhookEvent(ev);
 }
 
 /**
@@ -44,7 +45,11 @@ function unhookExitHandlers() {
  * with its data under `<dataDir>/pg` so it survives restarts. If one is
  * already running on the port (another `coffer` command started it) it is reused.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: (m: string) => void = () => {}): Promise<Database> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  port: number,
+  log: (m: string) => void = () => {},
+): Promise<Database> {
   const url = `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/${EMBEDDED_DB}`;
   if (await canConnect(url)) return { url, owned: false, stop: async () => {} };
 

@@ -54,7 +54,9 @@ async function keys(args: string[]) {
   if (positionals[0] !== "create") fail("usage: coffer keys create --name N --scope read_only|full_access");
   if (!values.name || !values.scope) fail("keys create needs --name and --scope");
   const [withOrm, { createApiKey }] = await Promise.all([lazy.withOrm(), lazy.apiKeys()]);
-  const plaintext = await withOrm(async (em) => (await createApiKey(em, { name: values.name!, scope: values.scope!, userId: values.user })).plaintext);
+  const plaintext = await withOrm(
+    async (em) => (await createApiKey(em, { name: values.name!, scope: values.scope!, userId: values.user })).plaintext,
+  );
   process.stdout.write(`${plaintext}\n`);
 }
 
@@ -85,17 +87,29 @@ export async function main(argv: string[]) {
   try {
     switch (command) {
       case "start":
-        return await (await lazy.start())(process.env);
+        return await (
+          await lazy.start()
+        )(process.env);
       case "core":
-        return void (await (await lazy.runCore())(process.env));
+        return void (await (
+          await lazy.runCore()
+        )(process.env));
       case "rest":
-        return void (await (await lazy.runRest())(process.env));
+        return void (await (
+          await lazy.runRest()
+        )(process.env));
       case "mcp":
         return rest.includes("--stdio")
-          ? await (await lazy.runMcpStdio())(process.env)
-          : void (await (await lazy.runMcpHttp())(process.env));
+          ? await (
+              await lazy.runMcpStdio()
+            )(process.env)
+          : void (await (
+              await lazy.runMcpHttp()
+            )(process.env));
       case "migrate":
-        await (await lazy.withOrm())(async () => undefined);
+        await (
+          await lazy.withOrm()
+        )(async () => undefined);
         process.stdout.write("migrations applied\n");
         return;
       case "keys":

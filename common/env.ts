@@ -99,7 +99,13 @@ export function readEnv(env: Env = process.env): CofferEnv {
     coreUrl: httpUrl(env, "COFFER_CORE_URL", `http://127.0.0.1:${corePort}`),
     publicUrl: httpUrl(env, "COFFER_PUBLIC_URL", `http://localhost:${restPort}`),
     logLevel: oneOf(env, "COFFER_LOG_LEVEL", LOG_LEVELS, DEFAULTS.logLevel),
-    deviceCodeTtlSeconds: integer(env, "COFFER_DEVICE_CODE_TTL_SECONDS", DEFAULTS.deviceCodeTtlSeconds, 1, 7 * 24 * 3600),
+    deviceCodeTtlSeconds: integer(
+      env,
+      "COFFER_DEVICE_CODE_TTL_SECONDS",
+      DEFAULTS.deviceCodeTtlSeconds,
+      1,
+      7 * 24 * 3600,
+    ),
     apiKey: raw(env, "COFFER_API_KEY"),
   };
 }

@@ -10,7 +10,7 @@ export function loggerOptions(service: string, level: string): FastifyServerOpti
     level,
     base: { service },
     redact: {
-      paths: ['req.headers["x-api-key"]', "req.headers.authorization", "req.headers.cookie", "headers[\"x-api-key\"]"],
+      paths: ['req.headers["x-api-key"]', "req.headers.authorization", "req.headers.cookie", 'headers["x-api-key"]'],
       censor: "[redacted]",
     },
   };
@@ -27,7 +27,11 @@ class OneLinePerRequest extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
-    const line = { req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
+    const line = {
+      req: { method: request.method, url: request.url },
+      res: { statusCode: reply.statusCode },
+      responseTime: reply.elapsedTime,
+    };
     if (error) reply.log.error({ ...line, err: error }, "request errored");
     else reply.log.info(line, "request completed");
   }

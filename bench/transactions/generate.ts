@@ -77,7 +77,16 @@ const ACCOUNTS: [user: number, name: string, type: string, currency: string][] =
   [1, "Kreditkarte", "credit", "EUR"],
 ];
 
-const CITIES = ["SEATTLE WA", "SAN FRANCISCO CA", "OAKLAND CA", "NEW YORK NY", "BERLIN", "MUENCHEN", "PORTLAND OR", "AUSTIN TX"];
+const CITIES = [
+  "SEATTLE WA",
+  "SAN FRANCISCO CA",
+  "OAKLAND CA",
+  "NEW YORK NY",
+  "BERLIN",
+  "MUENCHEN",
+  "PORTLAND OR",
+  "AUSTIN TX",
+];
 const TAGS = ["vacation", "business", "reimbursable", "gift", "tax_deductible"];
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -86,7 +95,10 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
  * Unique 8-character short id for row i: x = i * p mod 62^8 is a bijection
  * (the prime p is coprime to 62^8), written in base62. Plain bigint math.
  */
-const SHORT_ID_SQL = Array.from({ length: 8 }, (_, k) => `substr('${BASE62}', 1 + (r.x / ${62n ** BigInt(k)} % 62)::int, 1)`).join(" || ");
+const SHORT_ID_SQL = Array.from(
+  { length: 8 },
+  (_, k) => `substr('${BASE62}', 1 + (r.x / ${62n ** BigInt(k)} % 62)::int, 1)`,
+).join(" || ");
 
 async function main() {
   const n = Number(arg("n", "1000000"));
@@ -115,23 +127,35 @@ async function main() {
     await db.query(`set jit = off`);
     const users = [crypto.randomUUID(), crypto.randomUUID()];
     for (const [i, u] of users.entries()) {
-      await db.query(`insert into users (id, short_id, name) values ($1, $2, $3)`, [u, `benchUs${i}`, i === 0 ? "Alex" : "Sam"]);
+      await db.query(`insert into users (id, short_id, name) values ($1, $2, $3)`, [
+        u,
+        `benchUs${i}`,
+        i === 0 ? "Alex" : "Sam",
+      ]);
     }
     await db.query(`create temp table bench_accounts (idx int, id uuid, currency text)`);
     for (const [i, [user, accName, type, currency]] of ACCOUNTS.entries()) {
       const id = crypto.randomUUID();
-      await db.query(`insert into accounts (id, short_id, user_id, name, type, iso_currency_code) values ($1, $2, $3, $4, $5, $6)`, [
-        id, `benchAc${i}`, users[user], accName, type, currency,
-      ]);
+      await db.query(
+        `insert into accounts (id, short_id, user_id, name, type, iso_currency_code) values ($1, $2, $3, $4, $5, $6)`,
+        [id, `benchAc${i}`, users[user], accName, type, currency],
+      );
       await db.query(`insert into bench_accounts values ($1, $2, $3)`, [i, id, currency]);
     }
     await db.query(`create temp table bench_tags (idx int, id uuid)`);
     for (const [i, slug] of TAGS.entries()) {
       const id = crypto.randomUUID();
-      await db.query(`insert into tags (id, short_id, slug, display_name) values ($1, $2, $3, $4)`, [id, `benchTg${i}`, slug, slug]);
+      await db.query(`insert into tags (id, short_id, slug, display_name) values ($1, $2, $3, $4)`, [
+        id,
+        `benchTg${i}`,
+        slug,
+        slug,
+      ]);
       await db.query(`insert into bench_tags values ($1, $2)`, [i, id]);
     }
-    await db.query(`create temp table bench_merchants (idx int, raw text, merchant text, category_id uuid, primary_category text, lo numeric, hi numeric)`);
+    await db.query(
+      `create temp table bench_merchants (idx int, raw text, merchant text, category_id uuid, primary_category text, lo numeric, hi numeric)`,
+    );
     for (const [i, [raw, merchant, slug, lo, hi]] of MERCHANTS.entries()) {
       await db.query(
         `insert into bench_merchants values ($1, $2, $3, (select id from categories where slug = $4), upper(split_part(coalesce($4, 'other'), '_', 1)), $5, $6)`,

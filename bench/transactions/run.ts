@@ -47,7 +47,11 @@ const profileDir = arg("profile", "");
 function start(name: string, args: string[], env: NodeJS.ProcessEnv): Proc {
   const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}/${name}`] : [];
   // stdout (the JSON request log) is discarded; stderr is kept for a failure report.
-  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   const tail: string[] = [];
   child.stderr!.on("data", (c: Buffer) => tail.push(...c.toString().split("\n").slice(-20)));
   return { name, child, tail };
@@ -89,7 +93,8 @@ function cpuMs(pid: number | undefined): number | null {
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 async function measure(iterations: number, fn: () => Promise<unknown>): Promise<{ p50: number; p99: number }> {
   for (let i = 0; i < Math.min(30, iterations); i++) await fn(); // warm caches and JITs
@@ -117,11 +122,20 @@ async function main() {
 
   const sql = new pg.Client({ connectionString: databaseUrl });
   await sql.connect();
-  const { rows: est } = await sql.query<{ n: string }>(`select reltuples::bigint::text as n from pg_class where relname = 'transactions'`);
-  if (!est[0] || Number(est[0].n) <= 0) throw new Error("the bench database is empty: run npm run bench:generate first");
+  const { rows: est } = await sql.query<{ n: string }>(
+    `select reltuples::bigint::text as n from pg_class where relname = 'transactions'`,
+  );
+  if (!est[0] || Number(est[0].n) <= 0)
+    throw new Error("the bench database is empty: run npm run bench:generate first");
 
   const [corePort, restPort] = [await freePort(), await freePort()];
-  const env = { ...process.env, DATABASE_URL: databaseUrl, COFFER_CORE_PORT: String(corePort), COFFER_REST_PORT: String(restPort), COFFER_CORE_URL: `http://127.0.0.1:${corePort}` };
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    COFFER_CORE_PORT: String(corePort),
+    COFFER_REST_PORT: String(restPort),
+    COFFER_CORE_URL: `http://127.0.0.1:${corePort}`,
+  };
   const core = start("core", ["core"], env);
   const rest = start("rest", ["rest"], env);
   const procs = [core, rest];
@@ -161,9 +175,16 @@ async function main() {
       }
       const order = `order by t.date desc, t.id desc limit ${LIMIT + 1}`;
       const twoStep = `select r.* from (select t.id from transactions t where ${where.join(" and ")} ${order}) k join transactions r on r.id = k.id`;
-      const variants = (...texts: string[]) => texts.flatMap((text) => [{ name: `floor-${++statements}`, text, values }, { text, values }]);
+      const variants = (...texts: string[]) =>
+        texts.flatMap((text) => [
+          { name: `floor-${++statements}`, text, values },
+          { text, values },
+        ]);
       return {
-        rows: variants(`select * from transactions t where ${where.join(" and ")} ${order}`, `${twoStep} order by r.date desc, r.id desc`),
+        rows: variants(
+          `select * from transactions t where ${where.join(" and ")} ${order}`,
+          `${twoStep} order by r.date desc, r.id desc`,
+        ),
         page: variants(`select * from (${viewSql(twoStep)}) v order by v.date desc, v.id desc`),
       };
     };
@@ -174,11 +195,18 @@ async function main() {
       const before = [cpuMs(core.child.pid), cpuMs(rest.child.pid)];
       const m = await measure(iterations, fn);
       const after = [cpuMs(core.child.pid), cpuMs(rest.child.pid)];
-      const per = (i: number) => (before[i] === null || after[i] === null ? "n/a" : ((after[i]! - before[i]!) / (iterations + Math.min(30, iterations))).toFixed(1));
+      const per = (i: number) =>
+        before[i] === null || after[i] === null
+          ? "n/a"
+          : ((after[i]! - before[i]!) / (iterations + Math.min(30, iterations))).toFixed(1);
       return { m, cpu: `${per(0)} / ${per(1)}` };
     };
     /** The fastest of `queries` (all read the same page), after checking they read the page the API returned. */
-    const floor = async (what: string, queries: { name?: string; text: string; values: unknown[] }[], expected: Page): Promise<Stat> => {
+    const floor = async (
+      what: string,
+      queries: { name?: string; text: string; values: unknown[] }[],
+      expected: Page,
+    ): Promise<Stat> => {
       const want = JSON.stringify(expected.transactions.map((t) => t.id));
       let best: Stat | null = null;
       for (const q of queries) {
@@ -191,7 +219,13 @@ async function main() {
     };
     const scenario = async (name: string, qs: string, expected: Page, q: ReturnType<typeof floorQueries>) => {
       const r = await restRun(() => get(qs));
-      results.push({ name, rest: r.m, cpu: r.cpu, rows: await floor("rows", q.rows, expected), page: await floor("page", q.page, expected) });
+      results.push({
+        name,
+        rest: r.m,
+        cpu: r.cpu,
+        rows: await floor("rows", q.rows, expected),
+        page: await floor("page", q.page, expected),
+      });
     };
     for (const withSearch of [false, true]) {
       const qs = withSearch ? `&search=${encodeURIComponent(search)}` : "";
@@ -205,7 +239,12 @@ async function main() {
       const cursor = page.next_cursor;
       const position = JSON.parse(Buffer.from(cursor, "base64url").toString()) as { d: string; i: string };
       const deep = await get(`${qs}&cursor=${cursor}`);
-      await scenario(`page ${depth + 2} (${(depth + 1) * LIMIT} rows deep)${label}`, `${qs}&cursor=${cursor}`, deep, floorQueries(withSearch, position));
+      await scenario(
+        `page ${depth + 2} (${(depth + 1) * LIMIT} rows deep)${label}`,
+        `${qs}&cursor=${cursor}`,
+        deep,
+        floorQueries(withSearch, position),
+      );
     }
 
     // What any authenticated call costs through both processes (key lookup, no page), for scale.
@@ -215,7 +254,9 @@ async function main() {
       await res.text();
     });
 
-    const { rows: size } = await sql.query<{ n: string }>(`select count(*)::text as n from transactions where deleted_at is null`);
+    const { rows: size } = await sql.query<{ n: string }>(
+      `select count(*)::text as n from transactions where deleted_at is null`,
+    );
     const ms = (x: number) => x.toFixed(2).padStart(7);
     const lines = [
       `GET /api/v1/transactions?limit=${LIMIT} over ${Number(size[0].n).toLocaleString("en-US")} transactions, ${iterations} sequential requests each (after warm-up)`,
@@ -230,12 +271,16 @@ async function main() {
       "",
       `For scale, the fixed cost of an authenticated call through both processes (GET /api/v1/keys/me, no page): p50 ${fixed.m.p50.toFixed(2)} ms, p99 ${fixed.m.p99.toFixed(2)} ms, CPU ms/request core / REST ${fixed.cpu}.`,
       "",
-      `load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")} on ${cpus().length} CPUs`,
+      `load average at the end: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")} on ${cpus().length} CPUs`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
   } finally {
     for (const p of procs) if (p.child.exitCode === null) p.child.kill("SIGTERM");
-    await Promise.all(procs.map((p) => (p.child.exitCode === null ? new Promise((r) => p.child.once("exit", r)) : null)));
+    await Promise.all(
+      procs.map((p) => (p.child.exitCode === null ? new Promise((r) => p.child.once("exit", r)) : null)),
+    );
     await sql.end();
   }
 }

@@ -32,17 +32,22 @@ export async function buildMcpApp(opts: { core: CoreClients; version: string; lo
     forceCloseConnections: "idle",
     return503OnClosing: false,
     // Router-level refusals (bad percent-encoding, over-long path segments) get the envelope too.
-    frameworkErrors: (_err, req, reply) => send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0].slice(0, 200)}`)),
+    frameworkErrors: (_err, req, reply) =>
+      send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0].slice(0, 200)}`)),
   });
 
   drainOnClose(app);
   app.setErrorHandler((err: { code?: string; statusCode?: number }, req, reply) => {
-    if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") return send(reply, envelope("PAYLOAD_TOO_LARGE", "The request body is too large"));
-    if (err.code?.startsWith("FST_ERR_CTP_")) return send(reply, envelope("INVALID_BODY", "The request body is not valid JSON"));
+    if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE")
+      return send(reply, envelope("PAYLOAD_TOO_LARGE", "The request body is too large"));
+    if (err.code?.startsWith("FST_ERR_CTP_"))
+      return send(reply, envelope("INVALID_BODY", "The request body is not valid JSON"));
     req.log.error({ err }, "unexpected error in MCP gateway");
     return send(reply, envelope("INTERNAL_ERROR", "Internal error"));
   });
-  app.setNotFoundHandler((req, reply) => send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0]}`)));
+  app.setNotFoundHandler((req, reply) =>
+    send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0]}`)),
+  );
 
   const health = async () => ({ status: "ok", version: opts.version });
   app.get("/health", health);

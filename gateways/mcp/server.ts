@@ -1,5 +1,10 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { VERSION } from "../../common/version.js";
 import type { CallOptions, CoreClients } from "../shared/core-client.js";
@@ -46,15 +51,21 @@ function listing(tool: ToolDef): Tool {
 }
 
 const dotPath = (path: PropertyKey[]) =>
-  path.reduce<string>((acc, seg, i) => (typeof seg === "number" ? `${acc}[${seg}]` : i === 0 ? String(seg) : `${acc}.${String(seg)}`), "");
+  path.reduce<string>(
+    (acc, seg, i) => (typeof seg === "number" ? `${acc}[${seg}]` : i === 0 ? String(seg) : `${acc}.${String(seg)}`),
+    "",
+  );
 
 /** A missing argument says so, instead of "expected string, received undefined". */
-const required: z.core.$ZodErrorMap = (issue) => (issue.code === "invalid_type" && issue.input === undefined ? "is required" : undefined);
+const required: z.core.$ZodErrorMap = (issue) =>
+  issue.code === "invalid_type" && issue.input === undefined ? "is required" : undefined;
 
 /** Names every bad argument: "id is required; limit: Too big: expected number to be <=500". */
 function describeIssues(error: z.ZodError): string {
   return error.issues
-    .map((i) => (i.path.length === 0 ? i.message : `${dotPath(i.path)}${/^(is|must) /.test(i.message) ? " " : ": "}${i.message}`))
+    .map((i) =>
+      i.path.length === 0 ? i.message : `${dotPath(i.path)}${/^(is|must) /.test(i.message) ? " " : ": "}${i.message}`,
+    )
     .join("; ");
 }
 

@@ -34,7 +34,8 @@ function describeValidation(errors: ErrorObject[], part: string): { name: string
   const e = errors[0];
   const params = e.params as Record<string, unknown>;
   const path = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
-  if (params.missingProperty) return { name: String(params.missingProperty), message: `${params.missingProperty} is required` };
+  if (params.missingProperty)
+    return { name: String(params.missingProperty), message: `${params.missingProperty} is required` };
   if (params.additionalProperty) {
     const what = part === "querystring" ? "query parameter" : "field";
     return { name: String(params.additionalProperty), message: `unknown ${what} ${params.additionalProperty}` };
@@ -63,7 +64,10 @@ export async function buildRestApp(opts: RestAppOptions) {
     frameworkErrors: (err, req, reply) => {
       reply.header("x-request-id", req.id);
       if (err.code === "FST_ERR_BAD_URL" || err.code === "FST_ERR_MAX_PARAM_LENGTH") {
-        return send(reply, envelope("NOT_FOUND", `No resource at ${req.method} ${req.url.split("?")[0].slice(0, 200)}`));
+        return send(
+          reply,
+          envelope("NOT_FOUND", `No resource at ${req.method} ${req.url.split("?")[0].slice(0, 200)}`),
+        );
       }
       req.log.error({ err }, "router error in REST gateway");
       return send(reply, envelope("INTERNAL_ERROR", "Internal error"));
@@ -82,7 +86,8 @@ export async function buildRestApp(opts: RestAppOptions) {
     if (err.validation) {
       const part = err.validationContext ?? "body";
       const { name, message } = describeValidation(err.validation as ErrorObject[], part);
-      if (part === "body" && name === null) return send(reply, envelope("INVALID_BODY", "The request body must be a JSON object"));
+      if (part === "body" && name === null)
+        return send(reply, envelope("INVALID_BODY", "The request body must be a JSON object"));
       return send(reply, envelope("INVALID_PARAMETER", message));
     }
     switch (err.code) {
@@ -114,14 +119,19 @@ export async function buildRestApp(opts: RestAppOptions) {
     return { status: "ok", version: opts.version };
   });
   app.get("/device", async (req, reply) => {
-    const code = typeof (req.query as Record<string, unknown>).user_code === "string" ? (req.query as Record<string, string>).user_code : "<user_code>";
+    const code =
+      typeof (req.query as Record<string, unknown>).user_code === "string"
+        ? (req.query as Record<string, string>).user_code
+        : "<user_code>";
     const safe = code.replace(/[^A-Za-z0-9-]/g, "");
-    return reply.type("text/plain; charset=utf-8").send(
-      `A device asks to connect to this Coffer with the code ${safe}.\n\n` +
-        `To allow it, run on the server:   coffer device approve ${safe} [--scope read_only|full_access]\n` +
-        `or call POST /api/v1/auth/device-code/approve with {"user_code":"${safe}"} and a full_access key.\n` +
-        `To refuse it: coffer device deny ${safe}\n`,
-    );
+    return reply
+      .type("text/plain; charset=utf-8")
+      .send(
+        `A device asks to connect to this Coffer with the code ${safe}.\n\n` +
+          `To allow it, run on the server:   coffer device approve ${safe} [--scope read_only|full_access]\n` +
+          `or call POST /api/v1/auth/device-code/approve with {"user_code":"${safe}"} and a full_access key.\n` +
+          `To refuse it: coffer device deny ${safe}\n`,
+      );
   });
 
   const routes = opts.routes ?? allRoutes;
@@ -164,7 +174,10 @@ export async function buildRestApp(opts: RestAppOptions) {
       url,
       handler: async (req, reply) => {
         reply.header("allow", [...methods].join(", "));
-        return send(reply, envelope("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${url}; use ${[...methods].join(", ")}`));
+        return send(
+          reply,
+          envelope("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${url}; use ${[...methods].join(", ")}`),
+        );
       },
     });
   }

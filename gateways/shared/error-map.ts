@@ -41,6 +41,6 @@ export function mapError(e: unknown): MappedError {
   const code: ErrorCode =
     ce.code === Code.Unavailable || (ce.code === Code.Unknown && isSocketFailure(ce))
       ? "UNAVAILABLE"
-      : CODE_FOR_CONNECT[ce.code] ?? "INTERNAL_ERROR";
+      : (CODE_FOR_CONNECT[ce.code] ?? "INTERNAL_ERROR");
   return envelope(code, GENERIC[code] ?? `Request failed (${code})`);
 }

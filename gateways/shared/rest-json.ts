@@ -5,12 +5,19 @@ import { decimal } from "../../gen/coffer/v1/options_pb.js";
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Convert = (value: unknown) => Json;
 
-const INT64 = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
+const INT64 = new Set([
+  ScalarType.INT64,
+  ScalarType.UINT64,
+  ScalarType.SINT64,
+  ScalarType.FIXED64,
+  ScalarType.SFIXED64,
+]);
 
 function scalarConverter(field: DescField & { scalar: ScalarType }): Convert {
   if (INT64.has(field.scalar)) return (v) => Number(v as bigint);
   // getOption decodes the options anew on each call, so it is asked once here, per field.
-  if (field.scalar === ScalarType.STRING && getOption(field, decimal)) return (v) => (v === "" ? null : Number(v as string));
+  if (field.scalar === ScalarType.STRING && getOption(field, decimal))
+    return (v) => (v === "" ? null : Number(v as string));
   return (v) => v as Json;
 }
 
@@ -42,11 +49,21 @@ function fieldConverter(field: DescField): Convert {
       return (v) => (v === undefined ? null : c(v));
     }
     case "list": {
-      const c = field.listKind === "message" ? messageConverter(field.message) : field.listKind === "scalar" ? scalarConverter(field) : (v: unknown) => v as Json;
+      const c =
+        field.listKind === "message"
+          ? messageConverter(field.message)
+          : field.listKind === "scalar"
+            ? scalarConverter(field)
+            : (v: unknown) => v as Json;
       return (v) => (v as unknown[]).map(c);
     }
     case "map": {
-      const c = field.mapKind === "message" ? messageConverter(field.message) : field.mapKind === "scalar" ? scalarConverter(field) : (v: unknown) => v as Json;
+      const c =
+        field.mapKind === "message"
+          ? messageConverter(field.message)
+          : field.mapKind === "scalar"
+            ? scalarConverter(field)
+            : (v: unknown) => v as Json;
       return (v) => {
         const m: { [k: string]: Json } = {};
         for (const [k, item] of Object.entries(v as Record<string, unknown>)) m[k] = c(item);

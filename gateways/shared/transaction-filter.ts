@@ -41,7 +41,10 @@ export const transactionFilterShape = {
 export const transactionListShape = {
   limit: z.number().int().min(1).max(500).optional().describe("page size, 1-500, default 50"),
   cursor: z.string().max(8192).optional().describe("next_cursor of the previous page; omit for the first page"),
-  sort_by: z.enum(["date", "amount", "name"]).optional().describe("date (default, paginated), amount or name (one page)"),
+  sort_by: z
+    .enum(["date", "amount", "name"])
+    .optional()
+    .describe("date (default, paginated), amount or name (one page)"),
   sort_order: z.enum(["asc", "desc"]).optional().describe("default desc for date and amount, asc for name"),
 };
 

@@ -1,4 +1,11 @@
-import { API_KEY_SCOPES, ACTOR_TYPES, ApiKeyEntity, type ActorType, type ApiKey, type ApiKeyScope } from "../db/entities/index.js";
+import {
+  API_KEY_SCOPES,
+  ACTOR_TYPES,
+  ApiKeyEntity,
+  type ActorType,
+  type ApiKey,
+  type ApiKeyScope,
+} from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import type { Principal } from "../context.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
@@ -60,7 +67,8 @@ export function parseScope(raw: string | undefined, fallback?: ApiKeyScope): Api
 
 function parseActorType(raw: string | undefined): ActorType {
   const value = raw || "user";
-  if (!(ACTOR_TYPES as readonly string[]).includes(value)) throw validation(`actor_type must be one of ${ACTOR_TYPES.join(", ")}`);
+  if (!(ACTOR_TYPES as readonly string[]).includes(value))
+    throw validation(`actor_type must be one of ${ACTOR_TYPES.join(", ")}`);
   return value as ActorType;
 }
 

@@ -84,22 +84,24 @@ export async function pollDeviceCode(em: Em, deviceCode: string): Promise<PollRe
   if (isExpired(row)) throw new CofferError("EXPIRED", "The device code has expired; request a new one");
   if (row.status === "pending") return { status: "authorization_pending" };
 
-  return em.transactional(async (tx) => {
-    const { key, plaintext } = await insertApiKey(tx, {
-      name: row.name ?? `device ${row.userCode}`,
-      scope: row.scope ?? "read_only",
-      actorType: "agent",
+  return em
+    .transactional(async (tx) => {
+      const { key, plaintext } = await insertApiKey(tx, {
+        name: row.name ?? `device ${row.userCode}`,
+        scope: row.scope ?? "read_only",
+        actorType: "agent",
+      });
+      const claimed = await tx.nativeUpdate(DeviceCodeEntity, { id: row.id, apiKeyId: null }, { apiKeyId: key.id });
+      if (claimed === 0) {
+        // Another poll won the race: this key must not exist.
+        throw new LostClaim();
+      }
+      return { status: "approved" as const, token: plaintext };
+    })
+    .catch((e) => {
+      if (e instanceof LostClaim) return { status: "approved" as const };
+      throw e;
     });
-    const claimed = await tx.nativeUpdate(DeviceCodeEntity, { id: row.id, apiKeyId: null }, { apiKeyId: key.id });
-    if (claimed === 0) {
-      // Another poll won the race: this key must not exist.
-      throw new LostClaim();
-    }
-    return { status: "approved" as const, token: plaintext };
-  }).catch((e) => {
-    if (e instanceof LostClaim) return { status: "approved" as const };
-    throw e;
-  });
 }
 
 class LostClaim extends Error {}
@@ -122,7 +124,7 @@ async function decide(
   if (!row) throw new CofferError("INVALID_DEVICE_CODE", "Unknown user code");
   if (row.status !== "pending") throw new CofferError("CONFLICT", `This code was already ${row.status}`);
   if (isExpired(row)) throw new CofferError("EXPIRED", "The device code has expired");
-  const name = change.status === "approved" ? change.name ?? row.requestedName ?? `device ${row.userCode}` : null;
+  const name = change.status === "approved" ? (change.name ?? row.requestedName ?? `device ${row.userCode}`) : null;
   const updated = await em.nativeUpdate(
     DeviceCodeEntity,
     { id: row.id, status: "pending" },
@@ -138,7 +140,11 @@ async function decide(
   return { userCode: row.userCode, status: change.status, scope: change.scope, name };
 }
 
-export function approveDeviceCode(em: Em, principal: Principal, req: { userCode: string; scope?: string; name?: string }) {
+export function approveDeviceCode(
+  em: Em,
+  principal: Principal,
+  req: { userCode: string; scope?: string; name?: string },
+) {
   const scope = parseScope(req.scope, "read_only");
   const name = req.name?.trim() ? parseKeyName(req.name) : null;
   return decide(em, principal, req.userCode, { status: "approved", scope, name });

@@ -42,7 +42,10 @@ export function authRoutes(router: ConnectRouter, deps: CoreDeps) {
 
   router.service(DeviceCodeService, {
     async createDeviceCode(req, ctx) {
-      const config = { ttlSeconds: deps.config.deviceCodeTtlSeconds, verificationUrl: `${deps.config.publicUrl}/device` };
+      const config = {
+        ttlSeconds: deps.config.deviceCodeTtlSeconds,
+        verificationUrl: `${deps.config.publicUrl}/device`,
+      };
       return createDeviceCode(emOf(ctx), config, req.name);
     },
     async pollDeviceCode(req, ctx) {
@@ -50,7 +53,9 @@ export function authRoutes(router: ConnectRouter, deps: CoreDeps) {
     },
     async approveDeviceCode(req, ctx) {
       const d = await approveDeviceCode(emOf(ctx), requirePrincipal(ctx), req);
-      return { decision: { userCode: d.userCode, status: d.status, scope: d.scope ?? undefined, name: d.name ?? undefined } };
+      return {
+        decision: { userCode: d.userCode, status: d.status, scope: d.scope ?? undefined, name: d.name ?? undefined },
+      };
     },
     async denyDeviceCode(req, ctx) {
       const d = await denyDeviceCode(emOf(ctx), requirePrincipal(ctx), req);

@@ -58,7 +58,11 @@ export async function endPreparedPool(em: Em): Promise<void> {
  * the transaction page. The name is derived from the SQL text.
  */
 async function prepared<T>(em: Em, sql: string, params: unknown[]): Promise<T[]> {
-  const native = em.getKnex().raw(sql, params as never[]).toSQL().toNative();
+  const native = em
+    .getKnex()
+    .raw(sql, params as never[])
+    .toSQL()
+    .toNative();
   const name = `coffer_${createHash("sha1").update(native.sql).digest("hex").slice(0, 24)}`;
   const result = await preparedPool(em).query({ name, text: native.sql, values: native.bindings as unknown[] });
   return result.rows as T[];

@@ -20,8 +20,20 @@ export function toConnectError(code: ErrorCode, message: string, cause?: unknown
 
 /** Socket errors and the PostgreSQL classes that mean "the server is gone or refusing us". */
 const UNAVAILABLE_CODES = new Set([
-  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH",
-  "57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08004", "08006",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006",
 ]);
 
 /** True when a failure (or anything in its cause chain) is the database being unreachable, not a bug. */
@@ -31,7 +43,11 @@ export function isDatabaseUnavailable(e: unknown): boolean {
     const err = cur as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
     if (typeof err.code === "string" && UNAVAILABLE_CODES.has(err.code)) return true;
     if (err.name === "KnexTimeoutError") return true;
-    if (typeof err.message === "string" && /Connection terminated|not currently accepting connections/.test(err.message)) return true;
+    if (
+      typeof err.message === "string" &&
+      /Connection terminated|not currently accepting connections/.test(err.message)
+    )
+      return true;
     cur = err.cause;
   }
   return false;

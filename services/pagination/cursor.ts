@@ -34,11 +34,22 @@ const RESTART = "restart from the first page by leaving out cursor";
 export const invalidCursor = (why: string) => new CofferError("INVALID_CURSOR", `${why}; ${RESTART}`);
 
 function checksum(v: number, c: CursorFields): string {
-  return createHash("sha256").update(JSON.stringify([v, c.d, c.i, c.f, c.w, c.t])).digest("base64url").slice(0, 16);
+  return createHash("sha256")
+    .update(JSON.stringify([v, c.d, c.i, c.f, c.w, c.t]))
+    .digest("base64url")
+    .slice(0, 16);
 }
 
 export function encodeCursor(fields: CursorFields): string {
-  const payload = { v: CURSOR_VERSION, d: fields.d, i: fields.i, f: fields.f, w: fields.w, t: fields.t, c: checksum(CURSOR_VERSION, fields) };
+  const payload = {
+    v: CURSOR_VERSION,
+    d: fields.d,
+    i: fields.i,
+    f: fields.f,
+    w: fields.w,
+    t: fields.t,
+    c: checksum(CURSOR_VERSION, fields),
+  };
   return Buffer.from(JSON.stringify(payload), "utf8").toString("base64url");
 }
 
@@ -71,7 +82,14 @@ export function decodeCursor(raw: string, expect: DecodeExpectations): CursorFie
   }
   if (payload.v !== CURSOR_VERSION) throw invalidCursor("cursor comes from another version of Coffer");
   const { d, i, f, w, t, c } = payload;
-  if (!isStr(d, 256) || !isStr(i, 64) || !isStr(f, 128) || !isStr(w, MAX_CURSOR_LENGTH) || !Number.isSafeInteger(t) || !isStr(c, 64)) {
+  if (
+    !isStr(d, 256) ||
+    !isStr(i, 64) ||
+    !isStr(f, 128) ||
+    !isStr(w, MAX_CURSOR_LENGTH) ||
+    !Number.isSafeInteger(t) ||
+    !isStr(c, 64)
+  ) {
     throw invalidCursor("cursor is malformed");
   }
   const fields: CursorFields = { d, i, f, w, t: t as number };

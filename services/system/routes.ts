@@ -38,10 +38,19 @@ export function systemRoutes(router: ConnectRouter, deps: CoreDeps) {
       // Report the status now, then every few seconds until the caller goes away.
       while (!ctx.signal.aborted) {
         const ok = await databaseAnswers(emOf(ctx));
-        yield { status: ok ? HealthCheckResponse_ServingStatus.SERVING : HealthCheckResponse_ServingStatus.NOT_SERVING };
+        yield {
+          status: ok ? HealthCheckResponse_ServingStatus.SERVING : HealthCheckResponse_ServingStatus.NOT_SERVING,
+        };
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, 5000);
-          ctx.signal.addEventListener("abort", () => { clearTimeout(t); resolve(); }, { once: true });
+          ctx.signal.addEventListener(
+            "abort",
+            () => {
+              clearTimeout(t);
+              resolve();
+            },
+            { once: true },
+          );
         });
       }
     },

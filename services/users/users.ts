@@ -69,7 +69,10 @@ export async function deleteUser(em: Em, raw: string): Promise<void> {
     await em.nativeDelete(UserEntity, { id: user.id });
   } catch (e) {
     if (isForeignKeyViolation(e)) {
-      throw new CofferError("CONFLICT", "This user still owns data (accounts, connections or API keys); remove or reassign it first");
+      throw new CofferError(
+        "CONFLICT",
+        "This user still owns data (accounts, connections or API keys); remove or reassign it first",
+      );
     }
     throw e;
   }

@@ -7,12 +7,30 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyService, type GetCurrentKeyResponse } from "../../gen/coffer/v1/auth_pb.js";
-import { CreateUserRequestSchema, UserService, type CreateUserResponse, type ListUsersResponse } from "../../gen/coffer/v1/users_pb.js";
-import { Health, HealthCheckResponse_ServingStatus, type HealthCheckResponse } from "../../gen/grpc/health/v1/health_pb.js";
+import {
+  CreateUserRequestSchema,
+  UserService,
+  type CreateUserResponse,
+  type ListUsersResponse,
+} from "../../gen/coffer/v1/users_pb.js";
+import {
+  Health,
+  HealthCheckResponse_ServingStatus,
+  type HealthCheckResponse,
+} from "../../gen/grpc/health/v1/health_pb.js";
 import { expectCoreError } from "../helpers/core-error.js";
 import { createTestDatabase } from "../helpers/db.js";
 import { grpcFailure, grpcJsClient, metadata } from "../helpers/grpc-js.js";
-import { cofferEnv, COFFER_BIN, freePort, killAll, runCoffer, spawnCoffer, waitForOk, type CofferProcess } from "../helpers/processes.js";
+import {
+  cofferEnv,
+  COFFER_BIN,
+  freePort,
+  killAll,
+  runCoffer,
+  spawnCoffer,
+  waitForOk,
+  type CofferProcess,
+} from "../helpers/processes.js";
 
 let env: NodeJS.ProcessEnv;
 let databaseUrl: string;
@@ -29,7 +47,12 @@ const closers: (() => Promise<unknown> | void)[] = [];
 
 beforeAll(async () => {
   let corePort: number, restPort: number, mcpPort: number;
-  [databaseUrl, corePort, restPort, mcpPort] = await Promise.all([createTestDatabase(), freePort(), freePort(), freePort()]);
+  [databaseUrl, corePort, restPort, mcpPort] = await Promise.all([
+    createTestDatabase(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   coreAddr = `127.0.0.1:${corePort}`;
   coreUrl = `http://${coreAddr}`;
   rest = `http://127.0.0.1:${restPort}`;
@@ -100,7 +123,10 @@ describe("the three real processes", () => {
     expect(list.users.map((u) => u.name)).toContain("Ada");
     const me = (await keys.call("GetCurrentKey")({}, metadata({ "x-api-key": readKey }))) as GetCurrentKeyResponse;
     expect(me.apiKey).toMatchObject({ name: "e2e reader", scope: "read_only" });
-    const made = (await users.call("CreateUser")(create(CreateUserRequestSchema, { name: "Grace" }), metadata({ "x-api-key": adminKey }))) as CreateUserResponse;
+    const made = (await users.call("CreateUser")(
+      create(CreateUserRequestSchema, { name: "Grace" }),
+      metadata({ "x-api-key": adminKey }),
+    )) as CreateUserResponse;
     expect(made.user!.shortId).toMatch(/^[0-9A-Za-z]{8}$/);
   });
 
@@ -125,7 +151,10 @@ describe("the three real processes", () => {
     await fetch(`${rest}/api/v1/api-keys/${made.short_id}`, { method: "DELETE", headers: { "x-api-key": adminKey } });
     const keys = grpcJsClient(coreAddr, ApiKeyService);
     closers.push(keys.close);
-    expect(await grpcFailure(keys.call("GetCurrentKey")({}, metadata({ "x-api-key": made.key })))).toMatchObject({ code: 16, cofferCode: "REVOKED_API_KEY" });
+    expect(await grpcFailure(keys.call("GetCurrentKey")({}, metadata({ "x-api-key": made.key })))).toMatchObject({
+      code: 16,
+      cofferCode: "REVOKED_API_KEY",
+    });
   });
 
   it("grpc.health.v1.Health/Check over grpc-js → SERVING", async () => {
@@ -139,7 +168,10 @@ describe("the three real processes", () => {
 
   it.each([
     ["Connect (HTTP/2, JSON)", () => createConnectTransport({ baseUrl: coreUrl, httpVersion: "2" })],
-    ["Connect (HTTP/2, binary)", () => createConnectTransport({ baseUrl: coreUrl, httpVersion: "2", useBinaryFormat: true })],
+    [
+      "Connect (HTTP/2, binary)",
+      () => createConnectTransport({ baseUrl: coreUrl, httpVersion: "2", useBinaryFormat: true }),
+    ],
     ["gRPC (connect-node)", () => createGrpcTransport({ baseUrl: coreUrl })],
     ["gRPC-Web (HTTP/2)", () => createGrpcWebTransport({ baseUrl: coreUrl, httpVersion: "2" })],
   ])("%s client: reads, and the same auth answers", async (_what, transport) => {
@@ -156,15 +188,22 @@ describe("the three real processes", () => {
 
   it("MCP over HTTP with the SDK client", async () => {
     const client = new Client({ name: "e2e", version: "0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { "X-API-Key": readKey } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { "X-API-Key": readKey } } }),
+    );
     closers.push(() => client.close());
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(["whoami", "list_users"]));
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(["whoami", "list_users"]),
+    );
     const who = await client.callTool({ name: "whoami", arguments: {} });
     expect(who.structuredContent).toMatchObject({ name: "e2e reader", scope: "read_only" });
     const users = await client.callTool({ name: "list_users", arguments: {} });
     expect((users.structuredContent as { users: { name: string }[] }).users.map((u) => u.name)).toContain("Ada");
 
-    for (const [headers, code] of [[{}, "MISSING_CREDENTIALS"], [{ "x-api-key": "bad" }, "INVALID_API_KEY"]] as const) {
+    for (const [headers, code] of [
+      [{}, "MISSING_CREDENTIALS"],
+      [{ "x-api-key": "bad" }, "INVALID_API_KEY"],
+    ] as const) {
       const res = await fetch(mcpUrl, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
@@ -216,7 +255,9 @@ describe("the three real processes", () => {
     // test/rest/device-code.test.ts); moving the deadline in the database is the same state.
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
-    await db.query("update device_codes set expires_at = now() - interval '1 second' where user_code = $1", [c.user_code]).finally(() => db.end());
+    await db
+      .query("update device_codes set expires_at = now() - interval '1 second' where user_code = $1", [c.user_code])
+      .finally(() => db.end());
     const expired = await poll(c.device_code);
     expect(expired.status).toBe(400);
     expect((await expired.json()).error.code).toBe("EXPIRED");
@@ -265,16 +306,26 @@ describe("the three real processes", () => {
       });
     const deadline = Date.now() + 3000;
     // Each process logs a request when it completes; the lines reach us through pipes, a little later.
-    while ((tagged(core).length === 0 || tagged(restProc).length === 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while ((tagged(core).length === 0 || tagged(restProc).length === 0) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect(tagged(core).length).toBeGreaterThan(0);
     expect(tagged(restProc).length).toBeGreaterThan(0);
     for (const l of tagged(core)) expect(JSON.parse(l)).toMatchObject({ service: "core" });
     // One line per request, when it completes, with what happened.
     expect(tagged(restProc).map((l) => JSON.parse(l))).toEqual([
-      expect.objectContaining({ msg: "request completed", req: { method: "GET", url: "/api/v1/keys/me" }, res: { statusCode: 200 }, responseTime: expect.any(Number) }),
+      expect.objectContaining({
+        msg: "request completed",
+        req: { method: "GET", url: "/api/v1/keys/me" },
+        res: { statusCode: 200 },
+        responseTime: expect.any(Number),
+      }),
     ]);
     expect(tagged(core).map((l) => JSON.parse(l))).toEqual([
-      expect.objectContaining({ msg: "request completed", req: { method: "POST", url: "/coffer.v1.ApiKeyService/GetCurrentKey" }, res: { statusCode: 200 } }),
+      expect.objectContaining({
+        msg: "request completed",
+        req: { method: "POST", url: "/coffer.v1.ApiKeyService/GetCurrentKey" },
+        res: { statusCode: 200 },
+      }),
     ]);
   });
 
@@ -284,7 +335,8 @@ describe("the three real processes", () => {
       const json = p.stdoutLines.filter((l) => l.trim() !== "");
       expect(json.length, p.name).toBeGreaterThan(0);
       for (const l of json) expect(() => JSON.parse(l), `${p.name}: ${l}`).not.toThrow();
-      for (const line of p.lines) for (const secret of secrets) expect(line.includes(secret), `${p.name} logged a secret`).toBe(false);
+      for (const line of p.lines)
+        for (const secret of secrets) expect(line.includes(secret), `${p.name} logged a secret`).toBe(false);
     }
   });
 

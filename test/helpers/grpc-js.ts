@@ -1,4 +1,11 @@
-import { create, fromBinary, toBinary, type DescMessage, type DescService, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  fromBinary,
+  toBinary,
+  type DescMessage,
+  type DescService,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 
 type Unary = (req: unknown, metadata: grpc.Metadata) => Promise<unknown>;
@@ -30,9 +37,14 @@ export function grpcJsClient(address: string, service: DescService) {
   }
   const Ctor = grpc.makeGenericClientConstructor(definition as grpc.ServiceDefinition, service.name);
   const client = new Ctor(address, grpc.credentials.createInsecure()) as unknown as grpc.Client &
-    Record<string, (req: unknown, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void>;
-  const call = (name: string): Unary => (req, metadata) =>
-    new Promise((resolve, reject) => client[name](req, metadata, (err, res) => (err ? reject(err) : resolve(res))));
+    Record<
+      string,
+      (req: unknown, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void
+    >;
+  const call =
+    (name: string): Unary =>
+    (req, metadata) =>
+      new Promise((resolve, reject) => client[name](req, metadata, (err, res) => (err ? reject(err) : resolve(res))));
   return { client, call, close: () => client.close() };
 }
 
@@ -43,12 +55,18 @@ export function metadata(headers: Record<string, string>): grpc.Metadata {
 }
 
 /** Awaits a call that must fail and returns the gRPC status, details and Coffer code trailer. */
-export async function grpcFailure(p: Promise<unknown>): Promise<{ code: number; details: string; cofferCode: string | undefined }> {
+export async function grpcFailure(
+  p: Promise<unknown>,
+): Promise<{ code: number; details: string; cofferCode: string | undefined }> {
   try {
     await p;
   } catch (e) {
     const err = e as grpc.ServiceError;
-    return { code: err.code, details: err.details, cofferCode: err.metadata?.get("coffer-error-code")[0] as string | undefined };
+    return {
+      code: err.code,
+      details: err.details,
+      cofferCode: err.metadata?.get("coffer-error-code")[0] as string | undefined,
+    };
   }
   throw new Error("the call should have failed");
 }

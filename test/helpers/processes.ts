@@ -37,7 +37,11 @@ export interface CofferProcess {
 
 /** Starts `node bin/coffer.js <args>` and collects its output line by line. */
 export function spawnCoffer(name: string, args: string[], env: NodeJS.ProcessEnv): CofferProcess {
-  const child = spawn(process.execPath, [COFFER_BIN, ...args], { env, cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [COFFER_BIN, ...args], {
+    env,
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   const stdoutLines: string[] = [];
   const collect = (into: string[][]) => {
@@ -57,8 +61,15 @@ export function spawnCoffer(name: string, args: string[], env: NodeJS.ProcessEnv
 }
 
 /** Runs a one-shot CLI command to completion. */
-export async function runCoffer(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [COFFER_BIN, ...args], { env, cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+export async function runCoffer(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [COFFER_BIN, ...args], {
+    env,
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (c) => (stdout += c));
@@ -79,7 +90,10 @@ export async function waitForOk(url: string, timeoutMs: number, watch: CofferPro
     }
     const dead = watch.find((p) => p.child.exitCode !== null);
     if (dead) throw new Error(`coffer ${dead.name} exited (${dead.child.exitCode}):\n${dead.lines.join("\n")}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${url}\n${watch.map((p) => `${p.name}: ${p.lines.slice(-5).join("\n")}`).join("\n")}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${url}\n${watch.map((p) => `${p.name}: ${p.lines.slice(-5).join("\n")}`).join("\n")}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }

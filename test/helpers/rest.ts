@@ -5,7 +5,10 @@ import { HTTP_STATUS } from "./http-status.js";
 
 /** Asserts a REST error: the code's HTTP status, JSON, and exactly the {error:{code,message}} envelope. */
 export function expectEnvelope(res: LightMyRequestResponse, code: ErrorCode, message?: string | RegExp) {
-  expect({ status: res.statusCode, body: res.json() }).toMatchObject({ status: HTTP_STATUS[code], body: { error: { code } } });
+  expect({ status: res.statusCode, body: res.json() }).toMatchObject({
+    status: HTTP_STATUS[code],
+    body: { error: { code } },
+  });
   expect(res.headers["content-type"]).toMatch(/^application\/json/);
   const body = res.json() as { error: Record<string, unknown> };
   expect(Object.keys(body)).toEqual(["error"]);

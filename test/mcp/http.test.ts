@@ -22,7 +22,9 @@ afterAll(async () => {
 
 async function connect(apiKey: string): Promise<Client> {
   const client = new Client({ name: "coffer-test", version: "0.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { "X-API-Key": apiKey } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { "X-API-Key": apiKey } } }),
+  );
   clients.push(client);
   return client;
 }
@@ -61,7 +63,12 @@ describe("MCP gateway over Streamable HTTP", () => {
     const client = await connect(s.readKey);
     const r = await client.callTool({ name: "whoami", arguments: {} });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ name: "test reader", scope: "read_only", actor_type: "user", user_id: null });
+    expect(r.structuredContent).toMatchObject({
+      name: "test reader",
+      scope: "read_only",
+      actor_type: "user",
+      user_id: null,
+    });
     expect((r.structuredContent as { id: string }).id).toMatch(/^[0-9A-Za-z]{8}$/);
     const content = r.content as { type: string; text: string }[];
     expect(content).toHaveLength(1);
@@ -83,7 +90,9 @@ describe("MCP gateway over Streamable HTTP", () => {
     const client = await connect(s.readKey);
     const r = await client.callTool({ name: "drop_tables", arguments: {} });
     expect(r.isError).toBe(true);
-    expect(JSON.parse((r.content as { text: string }[])[0].text)).toEqual({ error: { code: "NOT_FOUND", message: expect.stringContaining("drop_tables") } });
+    expect(JSON.parse((r.content as { text: string }[])[0].text)).toEqual({
+      error: { code: "NOT_FOUND", message: expect.stringContaining("drop_tables") },
+    });
   });
 
   it.each([

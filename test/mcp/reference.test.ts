@@ -23,7 +23,9 @@ afterAll(async () => {
 async function connect(apiKey: string): Promise<Client> {
   const base = `http://127.0.0.1:${(s.mcp.server.address() as AddressInfo).port}`;
   const c = new Client({ name: "coffer-test", version: "0.0.0" });
-  await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { "X-API-Key": apiKey } } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { "X-API-Key": apiKey } } }),
+  );
   clients.push(c);
   return c;
 }
@@ -55,12 +57,30 @@ describe("MCP reference tools", () => {
     const ben = await newUser(s.orm.em.fork(), "Ben");
     const checking = (
       await s.core.accounts.createAccount(
-        { userId: ann.id, name: "Checking", type: "depository", subtype: "checking", isoCurrencyCode: "USD", mask: "1234", balanceCurrent: "2500.75" },
+        {
+          userId: ann.id,
+          name: "Checking",
+          type: "depository",
+          subtype: "checking",
+          isoCurrencyCode: "USD",
+          mask: "1234",
+          balanceCurrent: "2500.75",
+        },
         admin,
       )
     ).account!;
-    const euro = (await s.core.accounts.createAccount({ userId: ben.id, name: "Euro", type: "depository", isoCurrencyCode: "EUR" }, admin)).account!;
-    const hidden = (await s.core.accounts.createAccount({ userId: ben.id, name: "Old card", type: "credit", isoCurrencyCode: "USD" }, admin)).account!;
+    const euro = (
+      await s.core.accounts.createAccount(
+        { userId: ben.id, name: "Euro", type: "depository", isoCurrencyCode: "EUR" },
+        admin,
+      )
+    ).account!;
+    const hidden = (
+      await s.core.accounts.createAccount(
+        { userId: ben.id, name: "Old card", type: "credit", isoCurrencyCode: "USD" },
+        admin,
+      )
+    ).account!;
     await s.core.accounts.updateAccount({ id: hidden.id, hidden: true }, admin);
 
     const all = await call("list_accounts");
@@ -76,19 +96,34 @@ describe("MCP reference tools", () => {
         user_id: ann.shortId,
         user_name: "Ann",
       },
-      { id: euro.shortId, name: "Euro", type: "depository", subtype: null, mask: null, iso_currency_code: "EUR", balance_current: null, user_id: ben.shortId, user_name: "Ben" },
+      {
+        id: euro.shortId,
+        name: "Euro",
+        type: "depository",
+        subtype: null,
+        mask: null,
+        iso_currency_code: "EUR",
+        balance_current: null,
+        user_id: ben.shortId,
+        user_name: "Ben",
+      },
     ]);
-    expect((await call("list_accounts", { user_id: ben.shortId })).accounts.map((a: { id: string }) => a.id)).toEqual([euro.shortId]);
-    expect((await call("list_accounts", { user_id: ben.shortId, include_hidden: true })).accounts.map((a: { name: string }) => a.name)).toEqual([
-      "Euro",
-      "Old card",
+    expect((await call("list_accounts", { user_id: ben.shortId })).accounts.map((a: { id: string }) => a.id)).toEqual([
+      euro.shortId,
     ]);
+    expect(
+      (await call("list_accounts", { user_id: ben.shortId, include_hidden: true })).accounts.map(
+        (a: { name: string }) => a.name,
+      ),
+    ).toEqual(["Euro", "Old card"]);
   });
 
   it("list_accounts with an unknown user → an error result carrying NOT_FOUND", async () => {
     const r = await client.callTool({ name: "list_accounts", arguments: { user_id: "zzzzzzzz" } });
     expect(r.isError).toBe(true);
-    expect(JSON.parse((r.content as { text: string }[])[0].text)).toEqual({ error: { code: "NOT_FOUND", message: "User not found" } });
+    expect(JSON.parse((r.content as { text: string }[])[0].text)).toEqual({
+      error: { code: "NOT_FOUND", message: "User not found" },
+    });
     const bad = await client.callTool({ name: "list_accounts", arguments: { include_hidden: "yes" } });
     expect(bad.isError).toBe(true);
     expect(JSON.parse((bad.content as { text: string }[])[0].text).error.code).toBe("INVALID_PARAMETER");
@@ -100,7 +135,11 @@ describe("MCP reference tools", () => {
     expect(food).toMatchObject({ display_name: "Food & drink" });
     expect(food.children).toContainEqual({ slug: "food_and_drink_coffee", display_name: "Coffee" });
     expect(Object.keys(food).sort()).toEqual(["children", "display_name", "slug"]);
-    expect(categories.find((c: { slug: string }) => c.slug === "uncategorized")).toEqual({ slug: "uncategorized", display_name: "Uncategorized", children: [] });
+    expect(categories.find((c: { slug: string }) => c.slug === "uncategorized")).toEqual({
+      slug: "uncategorized",
+      display_name: "Uncategorized",
+      children: [],
+    });
   });
 
   it("list_tags: slug, display name and color, sorted by slug", async () => {

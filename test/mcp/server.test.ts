@@ -93,7 +93,11 @@ describe("createMcpServer (SDK low-level Server)", () => {
       expect(tool).toMatchObject({ title: def.title, description: def.description });
       expect(tool.annotations).toEqual({ title: def.title, readOnlyHint: def.readOnly, openWorldHint: false });
       expect(tool.inputSchema).toMatchObject({ $schema: "http://json-schema.org/draft-07/schema#", type: "object" });
-      expect(tool.outputSchema).toMatchObject({ $schema: "http://json-schema.org/draft-07/schema#", type: "object", additionalProperties: false });
+      expect(tool.outputSchema).toMatchObject({
+        $schema: "http://json-schema.org/draft-07/schema#",
+        type: "object",
+        additionalProperties: false,
+      });
       expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(Object.keys(def.inputSchema).sort());
     }
     await client.close();
@@ -121,20 +125,29 @@ describe("createMcpServer (SDK low-level Server)", () => {
   it("names every bad argument in one INVALID_PARAMETER message", async () => {
     const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), testTools));
     const e = errorOf(await client.callTool({ name: "echo", arguments: { limit: 501, tags: ["ok", "No"] } }));
-    expect(e).toEqual({ code: "INVALID_PARAMETER", message: "id is required; limit: Too big: expected number to be <=500; tags[1] must be a-z" });
+    expect(e).toEqual({
+      code: "INVALID_PARAMETER",
+      message: "id is required; limit: Too big: expected number to be <=500; tags[1] must be a-z",
+    });
     expect(errorOf(await client.callTool({ name: "echo" })).message).toBe("id is required");
     await client.close();
   });
 
   it("a result that breaks the tool's outputSchema → isError INTERNAL_ERROR", async () => {
     const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), testTools));
-    expect(errorOf(await client.callTool({ name: "liar", arguments: {} }))).toEqual({ code: "INTERNAL_ERROR", message: "Internal error" });
+    expect(errorOf(await client.callTool({ name: "liar", arguments: {} }))).toEqual({
+      code: "INTERNAL_ERROR",
+      message: "Internal error",
+    });
     await client.close();
   });
 
   it("an unknown tool → isError NOT_FOUND naming it", async () => {
     const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), testTools));
-    expect(errorOf(await client.callTool({ name: "nope", arguments: {} }))).toEqual({ code: "NOT_FOUND", message: "Tool nope not found" });
+    expect(errorOf(await client.callTool({ name: "nope", arguments: {} }))).toEqual({
+      code: "NOT_FOUND",
+      message: "Tool nope not found",
+    });
     await client.close();
   });
 });

@@ -59,34 +59,61 @@ describe("MCP transaction filters from the shared zod definition", () => {
     const { tools } = await client.listTools();
     for (const name of ["query_transactions", "transaction_summary"]) {
       const props = tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, any>;
-      for (const [key, schema] of Object.entries(z.toJSONSchema(z.object(transactionFilterShape.mcp), { target: "draft-7" }).properties!)) {
+      for (const [key, schema] of Object.entries(
+        z.toJSONSchema(z.object(transactionFilterShape.mcp), { target: "draft-7" }).properties!,
+      )) {
         expect(props[key], `${name}.${key}`).toEqual(schema);
       }
-      expect(props.min_amount.anyOf).toEqual([{ type: "number" }, { type: "string", pattern: "^-?\\d{1,10}(\\.\\d{1,2})?$" }]);
+      expect(props.min_amount.anyOf).toEqual([
+        { type: "number" },
+        { type: "string", pattern: "^-?\\d{1,10}(\\.\\d{1,2})?$" },
+      ]);
     }
   });
 
   it("a JSON number amount becomes its decimal string (String(n)); a string is passed as written", async () => {
-    expect(await filterSent("query_transactions", { min_amount: 0.1, max_amount: -2000 })).toMatchObject({ minAmount: "0.1", maxAmount: "-2000" });
-    expect(await filterSent("query_transactions", { min_amount: "0.10", max_amount: "7" })).toMatchObject({ minAmount: "0.10", maxAmount: "7" });
+    expect(await filterSent("query_transactions", { min_amount: 0.1, max_amount: -2000 })).toMatchObject({
+      minAmount: "0.1",
+      maxAmount: "-2000",
+    });
+    expect(await filterSent("query_transactions", { min_amount: "0.10", max_amount: "7" })).toMatchObject({
+      minAmount: "0.10",
+      maxAmount: "7",
+    });
     expect(await filterSent("transaction_summary", { max_amount: 0 })).toMatchObject({ maxAmount: "0" });
-    expect(await filterSent("query_transactions", { count_only: true, min_amount: 1234567890.12 })).toMatchObject({ minAmount: "1234567890.12" });
+    expect(await filterSent("query_transactions", { count_only: true, min_amount: 1234567890.12 })).toMatchObject({
+      minAmount: "1234567890.12",
+    });
   });
 
   it("tags: one slug, comma-separated, or an array", async () => {
     expect(await filterSent("query_transactions", { tags: "trip" })).toMatchObject({ tags: ["trip"], anyTag: [] });
     expect(await filterSent("query_transactions", { tags: "trip, work" })).toMatchObject({ tags: ["trip, work"] });
-    expect(await filterSent("transaction_summary", { any_tag: ["trip", "work"] })).toMatchObject({ anyTag: ["trip", "work"] });
+    expect(await filterSent("transaction_summary", { any_tag: ["trip", "work"] })).toMatchObject({
+      anyTag: ["trip", "work"],
+    });
   });
 
   it("passes every filter to the core", async () => {
     const args = {
-      start_date: "2026-01-01", end_date: "2026-02-01", account_id: "AbCdEfGh", user_id: "HgFeDcBa", category_slug: "food_and_drink",
-      pending: false, search: "coffee", search_mode: "words",
+      start_date: "2026-01-01",
+      end_date: "2026-02-01",
+      account_id: "AbCdEfGh",
+      user_id: "HgFeDcBa",
+      category_slug: "food_and_drink",
+      pending: false,
+      search: "coffee",
+      search_mode: "words",
     };
     expect(await filterSent("query_transactions", args)).toMatchObject({
-      startDate: "2026-01-01", endDate: "2026-02-01", accountId: "AbCdEfGh", userId: "HgFeDcBa", categorySlug: "food_and_drink",
-      pending: false, search: "coffee", searchMode: "words",
+      startDate: "2026-01-01",
+      endDate: "2026-02-01",
+      accountId: "AbCdEfGh",
+      userId: "HgFeDcBa",
+      categorySlug: "food_and_drink",
+      pending: false,
+      search: "coffee",
+      searchMode: "words",
     });
   });
 
@@ -100,7 +127,10 @@ describe("MCP transaction filters from the shared zod definition", () => {
     [{ tags: "Not A Slug" }, "tags must be a slug or comma-separated slugs"],
     [{ any_tag: ["ok", "a;b"] }, "any_tag[1] must be a slug or comma-separated slugs"],
     [{ account_id: "a".repeat(65) }, "account_id: Too big: expected string to have <=64 characters"],
-    [{ limit: 0, pending: "yes" }, "pending: Invalid input: expected boolean, received string; limit: Too small: expected number to be >=1"],
+    [
+      { limit: 0, pending: "yes" },
+      "pending: Invalid input: expected boolean, received string; limit: Too small: expected number to be >=1",
+    ],
   ])("%j → INVALID_PARAMETER: %s", async (args, message) => {
     expect(await refused(args)).toEqual({ code: "INVALID_PARAMETER", message });
   });

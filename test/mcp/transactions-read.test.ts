@@ -21,14 +21,26 @@ beforeAll(async () => {
   account = await newAccount(em, user.id, { name: "Checking" });
   const eur = await newAccount(em, user.id, { name: "Giro", currency: "EUR" });
   const tag = crypto.randomUUID();
-  await query(em, `insert into tags (id, short_id, slug, display_name) values (?, ?, 'trip', 'Trip')`, [tag, newShortId()]);
+  await query(em, `insert into tags (id, short_id, slug, display_name) values (?, ?, 'trip', 'Trip')`, [
+    tag,
+    newShortId(),
+  ]);
   const coffee = { categoryId: await categoryId(em, "food_and_drink_coffee"), categorySource: "agent" as const };
   ids = await newTransactions(em, account.id, [
-    { providerName: "STARBUCKS 1", providerMerchantName: "Starbucks", amount: "4.10", date: "2026-01-01", ...coffee, tagIds: [tag] },
+    {
+      providerName: "STARBUCKS 1",
+      providerMerchantName: "Starbucks",
+      amount: "4.10",
+      date: "2026-01-01",
+      ...coffee,
+      tagIds: [tag],
+    },
     { providerName: "Espresso Bar", amount: "3.20", date: "2026-01-02", ...coffee },
     { providerName: "SALARY", amount: "-2000.00", date: "2026-01-03", pending: true },
   ]);
-  await newTransactions(em, eur.id, [{ providerName: "Bäckerei", amount: "2.35", date: "2026-01-04", isoCurrencyCode: "EUR", tagIds: [tag] }]);
+  await newTransactions(em, eur.id, [
+    { providerName: "Bäckerei", amount: "2.35", date: "2026-01-04", isoCurrencyCode: "EUR", tagIds: [tag] },
+  ]);
   const rows = await query<{ id: string; short_id: string }>(em, `select id, short_id from transactions`);
   const shortOf = new Map(rows.map((r) => [r.id, r.short_id]));
   shortIds = ids.map((id) => shortOf.get(id)!);
@@ -69,7 +81,26 @@ describe("MCP transaction read tools", () => {
     }
     const q = tools.find((t) => t.name === "query_transactions")!;
     expect(Object.keys(q.inputSchema.properties!)).toEqual(
-      expect.arrayContaining(["start_date", "end_date", "account_id", "user_id", "category_slug", "min_amount", "max_amount", "pending", "search", "search_mode", "tags", "any_tag", "limit", "cursor", "sort_by", "sort_order", "fields", "count_only"]),
+      expect.arrayContaining([
+        "start_date",
+        "end_date",
+        "account_id",
+        "user_id",
+        "category_slug",
+        "min_amount",
+        "max_amount",
+        "pending",
+        "search",
+        "search_mode",
+        "tags",
+        "any_tag",
+        "limit",
+        "cursor",
+        "sort_by",
+        "sort_order",
+        "fields",
+        "count_only",
+      ]),
     );
   });
 
@@ -95,7 +126,14 @@ describe("MCP transaction read tools", () => {
     const picked = await call("query_transactions", { fields: "id, amount", limit: 1 });
     expect(picked.transactions).toEqual([{ id: expect.any(String), amount: 2.35 }]);
     const all = await call("query_transactions", { fields: "all", search: "espresso" });
-    expect(all.transactions[0]).toMatchObject({ id: shortIds[1], uuid: ids[1], account_id: account.shortId, category_source: "agent", provider_name: "Espresso Bar", metadata: {} });
+    expect(all.transactions[0]).toMatchObject({
+      id: shortIds[1],
+      uuid: ids[1],
+      account_id: account.shortId,
+      category_source: "agent",
+      provider_name: "Espresso Bar",
+      metadata: {},
+    });
     expect(Object.keys(all.transactions[0])).toHaveLength(28);
     const e = await callError("query_transactions", { fields: "id,colour" });
     expect(e.code).toBe("INVALID_PARAMETER");
@@ -106,12 +144,22 @@ describe("MCP transaction read tools", () => {
     expect(await call("query_transactions", { count_only: true })).toEqual({ count: 4 });
     expect(await call("query_transactions", { count_only: true, tags: "trip", max_amount: 3 })).toEqual({ count: 1 });
     expect(await call("query_transactions", { count_only: true, any_tag: ["trip", "nope"] })).toEqual({ count: 2 });
-    const names = async (args: Record<string, unknown>) => (await call("query_transactions", args)).transactions.map((t: { name: string }) => t.name);
+    const names = async (args: Record<string, unknown>) =>
+      (await call("query_transactions", args)).transactions.map((t: { name: string }) => t.name);
     expect(await names({ min_amount: "-2000", max_amount: -1 })).toEqual(["SALARY"]);
-    expect(await names({ category_slug: "food_and_drink", start_date: "2026-01-02", end_date: "2026-01-05" })).toEqual(["Espresso Bar"]);
-    expect(await names({ search: "starbuks", search_mode: "fuzzy", account_id: account.shortId })).toEqual(["Starbucks"]);
+    expect(await names({ category_slug: "food_and_drink", start_date: "2026-01-02", end_date: "2026-01-05" })).toEqual([
+      "Espresso Bar",
+    ]);
+    expect(await names({ search: "starbuks", search_mode: "fuzzy", account_id: account.shortId })).toEqual([
+      "Starbucks",
+    ]);
     expect(await names({ pending: true })).toEqual(["SALARY"]);
-    expect(await names({ sort_by: "amount", sort_order: "asc" })).toEqual(["SALARY", "Bäckerei", "Espresso Bar", "Starbucks"]);
+    expect(await names({ sort_by: "amount", sort_order: "asc" })).toEqual([
+      "SALARY",
+      "Bäckerei",
+      "Espresso Bar",
+      "Starbucks",
+    ]);
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -132,13 +180,23 @@ describe("MCP transaction read tools", () => {
     expect((await callError("query_transactions", { min_amount: "1.234" })).code).toBe("INVALID_PARAMETER");
     expect((await callError("query_transactions", { cursor: "garbage" })).code).toBe("INVALID_CURSOR");
     const first = await call("query_transactions", { limit: 1 });
-    expect((await callError("query_transactions", { cursor: first.next_cursor, sort_by: "name" })).code).toBe("INVALID_CURSOR");
+    expect((await callError("query_transactions", { cursor: first.next_cursor, sort_by: "name" })).code).toBe(
+      "INVALID_CURSOR",
+    );
     expect((await callError("query_transactions", { account_id: "ZZZZZZZZ" })).code).toBe("NOT_FOUND");
   });
 
   it("get_transaction: every field, by short id or UUID; unknown → NOT_FOUND", async () => {
     const t = await call("get_transaction", { id: shortIds[0] });
-    expect(t).toMatchObject({ id: shortIds[0], uuid: ids[0], amount: 4.1, name: "Starbucks", provider_merchant_name: "Starbucks", tags: ["trip"], category_parent: "food_and_drink" });
+    expect(t).toMatchObject({
+      id: shortIds[0],
+      uuid: ids[0],
+      amount: 4.1,
+      name: "Starbucks",
+      provider_merchant_name: "Starbucks",
+      tags: ["trip"],
+      category_parent: "food_and_drink",
+    });
     expect(await call("get_transaction", { id: ids[0] })).toEqual(t);
     expect((await callError("get_transaction", { id: "ZZZZZZZZ" })).code).toBe("NOT_FOUND");
     expect((await callError("get_transaction", { id: "bad id" })).code).toBe("NOT_FOUND");
@@ -147,7 +205,11 @@ describe("MCP transaction read tools", () => {
   it("transaction_summary: groups and per-currency totals", async () => {
     const out = await call("transaction_summary", {});
     expect(out.group_by).toBe("category");
-    expect(out.groups[0]).toEqual({ key: "food_and_drink_coffee", label: "Coffee", totals: [{ iso_currency_code: "USD", money_out: 7.3, money_in: 0, net: 7.3, count: 2 }] });
+    expect(out.groups[0]).toEqual({
+      key: "food_and_drink_coffee",
+      label: "Coffee",
+      totals: [{ iso_currency_code: "USD", money_out: 7.3, money_in: 0, net: 7.3, count: 2 }],
+    });
     expect(out.totals).toEqual([
       { iso_currency_code: "EUR", money_out: 2.35, money_in: 0, net: 2.35, count: 1 },
       { iso_currency_code: "USD", money_out: 7.3, money_in: 2000, net: -1992.7, count: 3 },

@@ -43,8 +43,13 @@ async function newTx(): Promise<{ id: string; shortId: string }> {
   return { id, shortId: row.short_id };
 }
 
-type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content: { type: string; text: string }[] };
-const callTool = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
+type ToolResult = {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  content: { type: string; text: string }[];
+};
+const callTool = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as ToolResult;
 
 function errorCode(r: ToolResult): string {
   expect(r.isError).toBe(true);
@@ -70,17 +75,30 @@ describe("transaction write tools", () => {
 
   it("categorize_transaction → {id (short), category_slug, category_source}, recorded as the agent's choice", async () => {
     const t = await newTx();
-    const r = await callTool(agent, "categorize_transaction", { id: t.shortId, category_slug: "food_and_drink_coffee" });
+    const r = await callTool(agent, "categorize_transaction", {
+      id: t.shortId,
+      category_slug: "food_and_drink_coffee",
+    });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toEqual({ id: t.shortId, category_slug: "food_and_drink_coffee", category_source: "agent" });
+    expect(r.structuredContent).toEqual({
+      id: t.shortId,
+      category_slug: "food_and_drink_coffee",
+      category_source: "agent",
+    });
     expect(await annotations(t.id)).toEqual([{ action: "category_set", actor_type: "agent", actor_name: "claude" }]);
   });
 
   it("categorize_transaction with an unknown slug → VALIDATION_ERROR; an unknown id → NOT_FOUND", async () => {
     const t = await newTx();
-    expect(errorCode(await callTool(agent, "categorize_transaction", { id: t.id, category_slug: "not_a_category" }))).toBe("VALIDATION_ERROR");
-    expect(errorCode(await callTool(agent, "categorize_transaction", { id: "ZZZZZZZZ", category_slug: "travel" }))).toBe("NOT_FOUND");
-    expect(errorCode(await callTool(agent, "categorize_transaction", { id: t.id, category_slug: "Not A Slug" }))).toBe("INVALID_PARAMETER");
+    expect(
+      errorCode(await callTool(agent, "categorize_transaction", { id: t.id, category_slug: "not_a_category" })),
+    ).toBe("VALIDATION_ERROR");
+    expect(
+      errorCode(await callTool(agent, "categorize_transaction", { id: "ZZZZZZZZ", category_slug: "travel" })),
+    ).toBe("NOT_FOUND");
+    expect(errorCode(await callTool(agent, "categorize_transaction", { id: t.id, category_slug: "Not A Slug" }))).toBe(
+      "INVALID_PARAMETER",
+    );
   });
 
   it("tag_transaction adds then removes in one change → {id, tags}", async () => {
@@ -89,21 +107,33 @@ describe("transaction write tools", () => {
     expect(first.structuredContent).toEqual({ id: t.shortId, tags: ["groceries_run", "shared"] });
     const second = await callTool(agent, "tag_transaction", { id: t.shortId, add: ["weekly"], remove: ["shared"] });
     expect(second.structuredContent).toEqual({ id: t.shortId, tags: ["groceries_run", "weekly"] });
-    expect((await annotations(t.id)).map((a) => a.action)).toEqual(["tag_added", "tag_added", "tag_added", "tag_removed"]);
+    expect((await annotations(t.id)).map((a) => a.action)).toEqual([
+      "tag_added",
+      "tag_added",
+      "tag_added",
+      "tag_removed",
+    ]);
   });
 
   it("tag_transaction removing a tag that is not there fails and adds nothing; no tags at all → VALIDATION_ERROR", async () => {
     const t = await newTx();
-    expect(errorCode(await callTool(agent, "tag_transaction", { id: t.id, add: ["never_added"], remove: ["absent"] }))).toBe("NOT_FOUND");
+    expect(
+      errorCode(await callTool(agent, "tag_transaction", { id: t.id, add: ["never_added"], remove: ["absent"] })),
+    ).toBe("NOT_FOUND");
     expect(await annotations(t.id)).toEqual([]);
     expect(await query(s.orm.em.fork(), `select 1 from tags where slug = 'never_added'`)).toEqual([]);
     expect(errorCode(await callTool(agent, "tag_transaction", { id: t.id }))).toBe("VALIDATION_ERROR");
-    expect(errorCode(await callTool(agent, "tag_transaction", { id: t.id, add: ["Bad Slug"] }))).toBe("INVALID_PARAMETER");
+    expect(errorCode(await callTool(agent, "tag_transaction", { id: t.id, add: ["Bad Slug"] }))).toBe(
+      "INVALID_PARAMETER",
+    );
   });
 
   it("add_comment → {comment: {id (short), body, author_name, created_at}}", async () => {
     const t = await newTx();
-    const r = await callTool(agent, "add_comment", { id: t.shortId, body: "Looks like a duplicate of last week's charge" });
+    const r = await callTool(agent, "add_comment", {
+      id: t.shortId,
+      body: "Looks like a duplicate of last week's charge",
+    });
     expect(r.structuredContent).toEqual({
       comment: {
         id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
@@ -114,13 +144,17 @@ describe("transaction write tools", () => {
     });
     expect(await annotations(t.id)).toEqual([{ action: "comment_added", actor_type: "agent", actor_name: "claude" }]);
     expect(errorCode(await callTool(agent, "add_comment", { id: t.id, body: "   " }))).toBe("VALIDATION_ERROR");
-    expect(errorCode(await callTool(agent, "add_comment", { id: t.id, body: "x".repeat(10_001) }))).toBe("VALIDATION_ERROR");
+    expect(errorCode(await callTool(agent, "add_comment", { id: t.id, body: "x".repeat(10_001) }))).toBe(
+      "VALIDATION_ERROR",
+    );
     expect(errorCode(await callTool(agent, "add_comment", { id: "ZZZZZZZZ", body: "hi" }))).toBe("NOT_FOUND");
   });
 
   it("a read_only key gets INSUFFICIENT_SCOPE from every write tool, and nothing changes", async () => {
     const t = await newTx();
-    expect(errorCode(await callTool(reader, "categorize_transaction", { id: t.id, category_slug: "travel" }))).toBe("INSUFFICIENT_SCOPE");
+    expect(errorCode(await callTool(reader, "categorize_transaction", { id: t.id, category_slug: "travel" }))).toBe(
+      "INSUFFICIENT_SCOPE",
+    );
     expect(errorCode(await callTool(reader, "tag_transaction", { id: t.id, add: ["x"] }))).toBe("INSUFFICIENT_SCOPE");
     expect(errorCode(await callTool(reader, "add_comment", { id: t.id, body: "hi" }))).toBe("INSUFFICIENT_SCOPE");
     expect(await annotations(t.id)).toEqual([]);

@@ -66,7 +66,13 @@ describe("AccountService: create", () => {
         action: "created",
         entity_type: "account",
         actor_name: "test admin",
-        details: { name: "Joint checking", type: "depository", iso_currency_code: "USD", user_id: ann.shortId, balance_current: "12345678901.23" },
+        details: {
+          name: "Joint checking",
+          type: "depository",
+          iso_currency_code: "USD",
+          user_id: ann.shortId,
+          balance_current: "12345678901.23",
+        },
       },
     ]);
   });
@@ -92,12 +98,18 @@ describe("AccountService: create", () => {
     await expectCoreError(s.core.accounts.createAccount(req, admin), "VALIDATION_ERROR");
   });
 
-  it.each(["zzzzzzzz", "00000000-0000-0000-0000-000000000000", "not an id"])("an unknown owner %j → NOT_FOUND", async (userId) => {
-    await expectCoreError(s.core.accounts.createAccount({ ...base, userId }, admin), "NOT_FOUND");
-  });
+  it.each(["zzzzzzzz", "00000000-0000-0000-0000-000000000000", "not an id"])(
+    "an unknown owner %j → NOT_FOUND",
+    async (userId) => {
+      await expectCoreError(s.core.accounts.createAccount({ ...base, userId }, admin), "NOT_FOUND");
+    },
+  );
 
   it("needs a full_access key", async () => {
-    await expectCoreError(s.core.accounts.createAccount({ ...base, userId: ann.id }, withKey(s.readKey)), "INSUFFICIENT_SCOPE");
+    await expectCoreError(
+      s.core.accounts.createAccount({ ...base, userId: ann.id }, withKey(s.readKey)),
+      "INSUFFICIENT_SCOPE",
+    );
   });
 });
 
@@ -115,7 +127,9 @@ describe("AccountService: read and update", () => {
 
   it("renames, hides and reassigns, annotating what changed and nothing for a no-op", async () => {
     const a = (await s.core.accounts.createAccount({ ...base, userId: ann.id, name: "Old name" }, admin)).account!;
-    const u = (await s.core.accounts.updateAccount({ id: a.shortId, name: "New name", hidden: true, userId: ben.shortId }, admin)).account!;
+    const u = (
+      await s.core.accounts.updateAccount({ id: a.shortId, name: "New name", hidden: true, userId: ben.shortId }, admin)
+    ).account!;
     expect(u).toMatchObject({ name: "New name", hidden: true, userId: ben.shortId, userName: "Ben" });
     await s.core.accounts.updateAccount({ id: a.id, name: "New name", hidden: true, userId: ben.id }, admin);
     const notes = await annotationsFor(a.id);
@@ -132,15 +146,26 @@ describe("AccountService: read and update", () => {
   it("update rejects a blank name (VALIDATION_ERROR) and an unknown owner (NOT_FOUND), changing nothing", async () => {
     const a = (await s.core.accounts.createAccount({ ...base, userId: ann.id, name: "Stays" }, admin)).account!;
     await expectCoreError(s.core.accounts.updateAccount({ id: a.id, name: " " }, admin), "VALIDATION_ERROR");
-    await expectCoreError(s.core.accounts.updateAccount({ id: a.id, name: "Moved", userId: "zzzzzzzz" }, admin), "NOT_FOUND");
-    expect((await s.core.accounts.getAccount({ id: a.id }, admin)).account!).toMatchObject({ name: "Stays", userId: ann.shortId });
-    await expectCoreError(s.core.accounts.updateAccount({ id: a.id, hidden: true }, withKey(s.readKey)), "INSUFFICIENT_SCOPE");
+    await expectCoreError(
+      s.core.accounts.updateAccount({ id: a.id, name: "Moved", userId: "zzzzzzzz" }, admin),
+      "NOT_FOUND",
+    );
+    expect((await s.core.accounts.getAccount({ id: a.id }, admin)).account!).toMatchObject({
+      name: "Stays",
+      userId: ann.shortId,
+    });
+    await expectCoreError(
+      s.core.accounts.updateAccount({ id: a.id, hidden: true }, withKey(s.readKey)),
+      "INSUFFICIENT_SCOPE",
+    );
   });
 
   it("lists accounts by name, hidden ones only on request, optionally for one member", async () => {
     const owner = await newUser(s.orm.em.fork(), "Lister");
-    const visible = (await s.core.accounts.createAccount({ ...base, userId: owner.id, name: "B visible" }, admin)).account!;
-    const hidden = (await s.core.accounts.createAccount({ ...base, userId: owner.id, name: "A hidden" }, admin)).account!;
+    const visible = (await s.core.accounts.createAccount({ ...base, userId: owner.id, name: "B visible" }, admin))
+      .account!;
+    const hidden = (await s.core.accounts.createAccount({ ...base, userId: owner.id, name: "A hidden" }, admin))
+      .account!;
     await s.core.accounts.updateAccount({ id: hidden.id, hidden: true }, admin);
     const reader = withKey(s.readKey);
 

@@ -20,7 +20,12 @@ describe("ApiKeyService", () => {
   it("creates a key and returns its plaintext once", async () => {
     const r = await s.core.apiKeys.createApiKey({ name: "  laptop  ", scope: "read_only" }, admin);
     expect(r.key).toMatch(/^cf_[0-9A-Za-z]{43}$/);
-    expect(r.apiKey).toMatchObject({ name: "laptop", scope: "read_only", actorType: "user", keyPrefix: r.key.slice(0, 7) });
+    expect(r.apiKey).toMatchObject({
+      name: "laptop",
+      scope: "read_only",
+      actorType: "user",
+      keyPrefix: r.key.slice(0, 7),
+    });
     expect(r.apiKey!.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(r.apiKey!.shortId).toMatch(/^[0-9A-Za-z]{8}$/);
     expect(r.apiKey!.revokedAt).toBeUndefined();
@@ -52,7 +57,10 @@ describe("ApiKeyService", () => {
   });
 
   it("creating needs full_access", async () => {
-    await expectCoreError(s.core.apiKeys.createApiKey({ name: "x", scope: "read_only" }, withKey(s.readKey)), "INSUFFICIENT_SCOPE");
+    await expectCoreError(
+      s.core.apiKeys.createApiKey({ name: "x", scope: "read_only" }, withKey(s.readKey)),
+      "INSUFFICIENT_SCOPE",
+    );
   });
 
   it.each([
@@ -67,7 +75,10 @@ describe("ApiKeyService", () => {
 
   it("links a key to a user by short id and presents the user's short id", async () => {
     const user = (await s.core.users.createUser({ name: "Key Owner" }, admin)).user!;
-    const r = await s.core.apiKeys.createApiKey({ name: "owned", scope: "read_only", userId: user.id, actorType: "agent" }, admin);
+    const r = await s.core.apiKeys.createApiKey(
+      { name: "owned", scope: "read_only", userId: user.id, actorType: "agent" },
+      admin,
+    );
     expect(r.apiKey).toMatchObject({ userId: user.shortId, actorType: "agent" });
     const me = await s.core.apiKeys.getCurrentKey({}, withKey(r.key));
     expect(me.apiKey!.userId).toBe(user.shortId);
@@ -76,9 +87,12 @@ describe("ApiKeyService", () => {
     expect(me.apiKey).toEqual(listed);
   });
 
-  it.each(["zzzzzzzz", "not an id", "00000000-0000-0000-0000-000000000000"])("an unknown user id %j is NOT_FOUND", async (userId) => {
-    await expectCoreError(s.core.apiKeys.createApiKey({ name: "x", scope: "read_only", userId }, admin), "NOT_FOUND");
-  });
+  it.each(["zzzzzzzz", "not an id", "00000000-0000-0000-0000-000000000000"])(
+    "an unknown user id %j is NOT_FOUND",
+    async (userId) => {
+      await expectCoreError(s.core.apiKeys.createApiKey({ name: "x", scope: "read_only", userId }, admin), "NOT_FOUND");
+    },
+  );
 
   it("revokes a key: later calls with it are REVOKED_API_KEY, revoking again changes nothing", async () => {
     const r = await s.core.apiKeys.createApiKey({ name: "short-lived", scope: "full_access" }, admin);
@@ -121,7 +135,12 @@ describe("ApiKeyService", () => {
 
   it("GetCurrentKey describes the caller's key and records its use", async () => {
     const me = await s.core.apiKeys.getCurrentKey({}, withKey(s.readKey));
-    expect(me.apiKey).toMatchObject({ name: "test reader", scope: "read_only", actorType: "user", keyPrefix: s.readKey.slice(0, 7) });
+    expect(me.apiKey).toMatchObject({
+      name: "test reader",
+      scope: "read_only",
+      actorType: "user",
+      keyPrefix: s.readKey.slice(0, 7),
+    });
     expect(me.apiKey!.userId).toBeUndefined();
     expect(me.apiKey!.lastUsedAt).toBeDefined();
     expect(Date.now() - timestampDate(me.apiKey!.lastUsedAt!).getTime()).toBeLessThan(60_000);

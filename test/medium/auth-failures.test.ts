@@ -23,7 +23,8 @@ const calls = {
   "ApiKeyService/GetCurrentKey": (st: Stack, o?: object) => st.core.apiKeys.getCurrentKey({}, o),
   "ApiKeyService/ListApiKeys": (st: Stack, o?: object) => st.core.apiKeys.listApiKeys({}, o),
   "UserService/CreateUser": (st: Stack, o?: object) => st.core.users.createUser({ name: "Nobody" }, o),
-  "DeviceCodeService/ApproveDeviceCode": (st: Stack, o?: object) => st.core.deviceCodes.approveDeviceCode({ userCode: "BCDF-GHJK" }, o),
+  "DeviceCodeService/ApproveDeviceCode": (st: Stack, o?: object) =>
+    st.core.deviceCodes.approveDeviceCode({ userCode: "BCDF-GHJK" }, o),
 };
 type CallName = keyof typeof calls;
 const names = Object.keys(calls) as CallName[];
@@ -54,12 +55,17 @@ describe("the core's auth interceptor", () => {
     },
   );
 
-  it.each(["UserService/ListUsers", "ApiKeyService/GetCurrentKey"] as CallName[])("%s works with a read_only key", async (name) => {
-    await expect(calls[name](s, withKey(s.readKey))).resolves.toBeDefined();
-  });
+  it.each(["UserService/ListUsers", "ApiKeyService/GetCurrentKey"] as CallName[])(
+    "%s works with a read_only key",
+    async (name) => {
+      await expect(calls[name](s, withKey(s.readKey))).resolves.toBeDefined();
+    },
+  );
 
   it("missing and invalid keys are Unauthenticated", async () => {
-    expect((await expectCoreError(calls["UserService/ListUsers"](s), "MISSING_CREDENTIALS")).connectCode).toBe(Code.Unauthenticated);
+    expect((await expectCoreError(calls["UserService/ListUsers"](s), "MISSING_CREDENTIALS")).connectCode).toBe(
+      Code.Unauthenticated,
+    );
     const f = await expectCoreError(calls["UserService/ListUsers"](s, withKey("nope")), "INVALID_API_KEY");
     expect(f.connectCode).toBe(Code.Unauthenticated);
     // The message never echoes what was presented.

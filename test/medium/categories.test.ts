@@ -33,11 +33,11 @@ async function txIn(slug: string, count: number, source: "user" | "rule" = "rule
     accountId,
     Array.from({ length: count }, () => ({})),
   );
-  await query(s.orm.em.fork(), `update transactions set category_id = ?, category_source = ? where id = any(?::uuid[])`, [
-    await categoryIdOf(slug),
-    source,
-    `{${ids.join(",")}}`,
-  ]);
+  await query(
+    s.orm.em.fork(),
+    `update transactions set category_id = ?, category_source = ? where id = any(?::uuid[])`,
+    [await categoryIdOf(slug), source, `{${ids.join(",")}}`],
+  );
   return ids;
 }
 
@@ -51,7 +51,13 @@ async function categoryOfTx(id: string): Promise<{ slug: string | null; source: 
 }
 
 async function annotationsFor(entityId: string) {
-  return query<{ action: string; entity_type: string; transaction_id: string | null; actor_name: string; details: Record<string, unknown> }>(
+  return query<{
+    action: string;
+    entity_type: string;
+    transaction_id: string | null;
+    actor_name: string;
+    details: Record<string, unknown>;
+  }>(
     s.orm.em.fork(),
     `select action, entity_type, transaction_id, actor_name, details from annotations where entity_id = ? order by created_at, id`,
     [entityId],
@@ -77,7 +83,11 @@ describe("CategoryService reads", () => {
     const food = cats.find((c) => c.slug === "food_and_drink")!;
     expect(food.parentSlug).toBeUndefined();
     expect(food.children.map((c) => c.slug)).toContain("food_and_drink_groceries");
-    expect(food.children.every((c) => c.parentSlug === "food_and_drink" && c.parentId === food.shortId && c.children.length === 0)).toBe(true);
+    expect(
+      food.children.every(
+        (c) => c.parentSlug === "food_and_drink" && c.parentId === food.shortId && c.children.length === 0,
+      ),
+    ).toBe(true);
     expect(cats.map((c) => c.slug)).toEqual([...cats.map((c) => c.slug)].sort());
     expect(cats.length).toBeGreaterThanOrEqual(15);
     const unc = cats.find((c) => c.slug === "uncategorized")!;
@@ -88,7 +98,8 @@ describe("CategoryService reads", () => {
   });
 
   it("gets a category by UUID, short id or slug (an 8-letter slug included), with its children", async () => {
-    const created = (await s.core.categories.createCategory({ slug: "shopping", displayName: "Shopping trips" }, admin)).category!;
+    const created = (await s.core.categories.createCategory({ slug: "shopping", displayName: "Shopping trips" }, admin))
+      .category!;
     for (const id of [created.id, created.id.toUpperCase(), created.shortId, "shopping"]) {
       expect((await s.core.categories.getCategory({ id }, withKey(s.readKey))).category!.id).toBe(created.id);
     }
@@ -96,9 +107,12 @@ describe("CategoryService reads", () => {
     expect(food.children.length).toBeGreaterThan(3);
   });
 
-  it.each(["nope_nope", "zzzzzzzz", "00000000-0000-0000-0000-000000000000", "Bad Slug!", ""])("an unknown or malformed id %j → NOT_FOUND", async (id) => {
-    await expectCoreError(s.core.categories.getCategory({ id }, admin), "NOT_FOUND");
-  });
+  it.each(["nope_nope", "zzzzzzzz", "00000000-0000-0000-0000-000000000000", "Bad Slug!", ""])(
+    "an unknown or malformed id %j → NOT_FOUND",
+    async (id) => {
+      await expectCoreError(s.core.categories.getCategory({ id }, admin), "NOT_FOUND");
+    },
+  );
 });
 
 describe("CreateCategory", () => {
@@ -108,13 +122,21 @@ describe("CreateCategory", () => {
     expect(c).toMatchObject({ slug: slugify(name), displayName: name, isSystem: false, children: [] });
     expect(c.parentSlug).toBeUndefined();
     expect(await annotationsFor(c.id)).toEqual([
-      { action: "created", entity_type: "category", transaction_id: null, actor_name: "test admin", details: { slug: c.slug, display_name: name, parent_slug: null } },
+      {
+        action: "created",
+        entity_type: "category",
+        transaction_id: null,
+        actor_name: "test admin",
+        details: { slug: c.slug, display_name: name, parent_slug: null },
+      },
     ]);
   });
 
   it("creates a child under a top-level category", async () => {
     const slug = uniq("food_and_drink_bakery");
-    const c = (await s.core.categories.createCategory({ slug, displayName: "Bakery", parentSlug: "food_and_drink" }, admin)).category!;
+    const c = (
+      await s.core.categories.createCategory({ slug, displayName: "Bakery", parentSlug: "food_and_drink" }, admin)
+    ).category!;
     const parent = (await s.core.categories.getCategory({ id: "food_and_drink" }, admin)).category!;
     expect(c).toMatchObject({ parentSlug: "food_and_drink", parentId: parent.shortId });
     expect(parent.children.map((k) => k.slug)).toContain(slug);
@@ -122,7 +144,10 @@ describe("CreateCategory", () => {
 
   it("a duplicate slug → SLUG_CONFLICT, and nothing is written", async () => {
     const before = await query(s.orm.em.fork(), `select count(*)::int as n from annotations`);
-    await expectCoreError(s.core.categories.createCategory({ slug: "income", displayName: "Income 2" }, admin), "SLUG_CONFLICT");
+    await expectCoreError(
+      s.core.categories.createCategory({ slug: "income", displayName: "Income 2" }, admin),
+      "SLUG_CONFLICT",
+    );
     await expectCoreError(s.core.categories.createCategory({ displayName: "Income" }, admin), "SLUG_CONFLICT");
     expect(await query(s.orm.em.fork(), `select count(*)::int as n from annotations`)).toEqual(before);
   });
@@ -140,12 +165,18 @@ describe("CreateCategory", () => {
   });
 
   it("a parent_slug that names no category → VALIDATION_ERROR naming it (a value, not a path)", async () => {
-    const f = await expectCoreError(s.core.categories.createCategory({ displayName: "Orphan", parentSlug: "no_such_parent" }, admin), "VALIDATION_ERROR");
+    const f = await expectCoreError(
+      s.core.categories.createCategory({ displayName: "Orphan", parentSlug: "no_such_parent" }, admin),
+      "VALIDATION_ERROR",
+    );
     expect(f.message).toBe('parent_slug "no_such_parent" names no category');
   });
 
   it("needs a full_access key", async () => {
-    await expectCoreError(s.core.categories.createCategory({ displayName: "Nope" }, withKey(s.readKey)), "INSUFFICIENT_SCOPE");
+    await expectCoreError(
+      s.core.categories.createCategory({ displayName: "Nope" }, withKey(s.readKey)),
+      "INSUFFICIENT_SCOPE",
+    );
   });
 });
 
@@ -154,7 +185,10 @@ describe("UpdateCategory", () => {
     const slug = uniq("hobbies");
     const c = (await s.core.categories.createCategory({ slug, displayName: "Hobbies" }, admin)).category!;
     const moved = (
-      await s.core.categories.updateCategory({ id: c.shortId, slug: `${slug}_x`, displayName: "Hobby stuff", parentSlug: "entertainment" }, admin)
+      await s.core.categories.updateCategory(
+        { id: c.shortId, slug: `${slug}_x`, displayName: "Hobby stuff", parentSlug: "entertainment" },
+        admin,
+      )
     ).category!;
     expect(moved).toMatchObject({ slug: `${slug}_x`, displayName: "Hobby stuff", parentSlug: "entertainment" });
     const top = (await s.core.categories.updateCategory({ id: c.id, parentSlug: "" }, admin)).category!;
@@ -175,13 +209,22 @@ describe("UpdateCategory", () => {
   });
 
   it("a category with children cannot become a child → CONFLICT", async () => {
-    await expectCoreError(s.core.categories.updateCategory({ id: "travel", parentSlug: "entertainment" }, admin), "CONFLICT");
+    await expectCoreError(
+      s.core.categories.updateCategory({ id: "travel", parentSlug: "entertainment" }, admin),
+      "CONFLICT",
+    );
   });
 
   it("two levels only, and not its own parent → VALIDATION_ERROR", async () => {
     const c = (await s.core.categories.createCategory({ slug: uniq("leaf"), displayName: "Leaf" }, admin)).category!;
-    await expectCoreError(s.core.categories.updateCategory({ id: c.id, parentSlug: "travel_flights" }, admin), "VALIDATION_ERROR");
-    await expectCoreError(s.core.categories.updateCategory({ id: c.id, parentSlug: c.slug }, admin), "VALIDATION_ERROR");
+    await expectCoreError(
+      s.core.categories.updateCategory({ id: c.id, parentSlug: "travel_flights" }, admin),
+      "VALIDATION_ERROR",
+    );
+    await expectCoreError(
+      s.core.categories.updateCategory({ id: c.id, parentSlug: c.slug }, admin),
+      "VALIDATION_ERROR",
+    );
     await expectCoreError(s.core.categories.updateCategory({ id: c.id, slug: "" }, admin), "VALIDATION_ERROR");
     await expectCoreError(s.core.categories.updateCategory({ id: c.id, displayName: " " }, admin), "VALIDATION_ERROR");
   });
@@ -189,26 +232,45 @@ describe("UpdateCategory", () => {
   it("another category's slug → SLUG_CONFLICT; an unknown parent → VALIDATION_ERROR; an unknown id → NOT_FOUND", async () => {
     const c = (await s.core.categories.createCategory({ slug: uniq("dup"), displayName: "Dup" }, admin)).category!;
     await expectCoreError(s.core.categories.updateCategory({ id: c.id, slug: "travel" }, admin), "SLUG_CONFLICT");
-    await expectCoreError(s.core.categories.updateCategory({ id: c.id, parentSlug: "no_such" }, admin), "VALIDATION_ERROR");
-    await expectCoreError(s.core.categories.updateCategory({ id: "no_such_cat", displayName: "x" }, admin), "NOT_FOUND");
+    await expectCoreError(
+      s.core.categories.updateCategory({ id: c.id, parentSlug: "no_such" }, admin),
+      "VALIDATION_ERROR",
+    );
+    await expectCoreError(
+      s.core.categories.updateCategory({ id: "no_such_cat", displayName: "x" }, admin),
+      "NOT_FOUND",
+    );
   });
 
   it("uncategorized keeps its slug and place → FORBIDDEN, but may be renamed", async () => {
     await expectCoreError(s.core.categories.updateCategory({ id: "uncategorized", slug: "misc" }, admin), "FORBIDDEN");
-    await expectCoreError(s.core.categories.updateCategory({ id: "uncategorized", parentSlug: "income" }, admin), "FORBIDDEN");
-    const renamed = (await s.core.categories.updateCategory({ id: "uncategorized", displayName: "Not yet sorted" }, admin)).category!;
+    await expectCoreError(
+      s.core.categories.updateCategory({ id: "uncategorized", parentSlug: "income" }, admin),
+      "FORBIDDEN",
+    );
+    const renamed = (
+      await s.core.categories.updateCategory({ id: "uncategorized", displayName: "Not yet sorted" }, admin)
+    ).category!;
     expect(renamed).toMatchObject({ slug: "uncategorized", displayName: "Not yet sorted", isSystem: true });
-    await s.core.categories.updateCategory({ id: "uncategorized", displayName: "Uncategorized", parentSlug: "" }, admin);
+    await s.core.categories.updateCategory(
+      { id: "uncategorized", displayName: "Uncategorized", parentSlug: "" },
+      admin,
+    );
   });
 
   it("needs a full_access key", async () => {
-    await expectCoreError(s.core.categories.updateCategory({ id: "income", displayName: "x" }, withKey(s.readKey)), "INSUFFICIENT_SCOPE");
+    await expectCoreError(
+      s.core.categories.updateCategory({ id: "income", displayName: "x" }, withKey(s.readKey)),
+      "INSUFFICIENT_SCOPE",
+    );
   });
 });
 
 describe("DeleteCategory", () => {
   it("uncategorizes its transactions (source cleared), annotating each and the deletion", async () => {
-    const c = (await s.core.categories.createCategory({ slug: uniq("doomed"), displayName: "Doomed", parentSlug: "home" }, admin)).category!;
+    const c = (
+      await s.core.categories.createCategory({ slug: uniq("doomed"), displayName: "Doomed", parentSlug: "home" }, admin)
+    ).category!;
     const ids = await txIn(c.slug, 3, "user");
     const other = await txIn("home_furniture", 1);
     const r = await s.core.categories.deleteCategory({ id: c.slug }, admin);
@@ -248,19 +310,28 @@ describe("DeleteCategory", () => {
   });
 
   it("needs a full_access key", async () => {
-    await expectCoreError(s.core.categories.deleteCategory({ id: "income_other" }, withKey(s.readKey)), "INSUFFICIENT_SCOPE");
+    await expectCoreError(
+      s.core.categories.deleteCategory({ id: "income_other" }, withKey(s.readKey)),
+      "INSUFFICIENT_SCOPE",
+    );
   });
 });
 
 describe("MergeCategory", () => {
   it("moves transactions (keeping category_source) into the target and deletes the source", async () => {
-    const src = (await s.core.categories.createCategory({ slug: uniq("snacks"), displayName: "Snacks", parentSlug: "food_and_drink" }, admin)).category!;
+    const src = (
+      await s.core.categories.createCategory(
+        { slug: uniq("snacks"), displayName: "Snacks", parentSlug: "food_and_drink" },
+        admin,
+      )
+    ).category!;
     const userTx = await txIn(src.slug, 2, "user");
     const ruleTx = await txIn(src.slug, 1, "rule");
     const r = await s.core.categories.mergeCategory({ id: src.shortId, into: "food_and_drink_groceries" }, admin);
     expect(r.transactionsMoved).toBe(3n);
     expect(r.category!.slug).toBe("food_and_drink_groceries");
-    for (const id of userTx) expect(await categoryOfTx(id)).toEqual({ slug: "food_and_drink_groceries", source: "user" });
+    for (const id of userTx)
+      expect(await categoryOfTx(id)).toEqual({ slug: "food_and_drink_groceries", source: "user" });
     expect(await categoryOfTx(ruleTx[0])).toEqual({ slug: "food_and_drink_groceries", source: "rule" });
     const [note] = await annotationsFor(userTx[0]);
     expect(note).toEqual({
@@ -268,7 +339,13 @@ describe("MergeCategory", () => {
       entity_type: "transaction",
       transaction_id: userTx[0],
       actor_name: "test admin",
-      details: { from: src.slug, to: "food_and_drink_groceries", source: "user", previous_source: "user", reason: "category_merged" },
+      details: {
+        from: src.slug,
+        to: "food_and_drink_groceries",
+        source: "user",
+        previous_source: "user",
+        reason: "category_merged",
+      },
     });
     expect((await annotationsFor(src.id)).at(-1)).toMatchObject({
       action: "merged",
@@ -279,7 +356,12 @@ describe("MergeCategory", () => {
 
   it("re-parents the source's children under a top-level target", async () => {
     const src = (await s.core.categories.createCategory({ slug: uniq("pets"), displayName: "Pets" }, admin)).category!;
-    const kid = (await s.core.categories.createCategory({ slug: uniq("pets_food"), displayName: "Pet food", parentSlug: src.slug }, admin)).category!;
+    const kid = (
+      await s.core.categories.createCategory(
+        { slug: uniq("pets_food"), displayName: "Pet food", parentSlug: src.slug },
+        admin,
+      )
+    ).category!;
     const kidTx = await txIn(kid.slug, 1);
     const srcTx = await txIn(src.slug, 1);
     const r = await s.core.categories.mergeCategory({ id: src.id, into: "home" }, admin);
@@ -295,8 +377,12 @@ describe("MergeCategory", () => {
   });
 
   it("a source with children into a child target → CONFLICT, and nothing moves", async () => {
-    const src = (await s.core.categories.createCategory({ slug: uniq("crafts"), displayName: "Crafts" }, admin)).category!;
-    await s.core.categories.createCategory({ slug: uniq("crafts_yarn"), displayName: "Yarn", parentSlug: src.slug }, admin);
+    const src = (await s.core.categories.createCategory({ slug: uniq("crafts"), displayName: "Crafts" }, admin))
+      .category!;
+    await s.core.categories.createCategory(
+      { slug: uniq("crafts_yarn"), displayName: "Yarn", parentSlug: src.slug },
+      admin,
+    );
     const ids = await txIn(src.slug, 1);
     await expectCoreError(s.core.categories.mergeCategory({ id: src.id, into: "home_hardware" }, admin), "CONFLICT");
     expect(await categoryOfTx(ids[0])).toEqual({ slug: src.slug, source: "rule" });
@@ -304,18 +390,39 @@ describe("MergeCategory", () => {
   });
 
   it("into itself, into uncategorized or into nothing → VALIDATION_ERROR; uncategorized away → FORBIDDEN; unknown source → NOT_FOUND", async () => {
-    await expectCoreError(s.core.categories.mergeCategory({ id: "travel_lodging", into: "travel_lodging" }, admin), "VALIDATION_ERROR");
+    await expectCoreError(
+      s.core.categories.mergeCategory({ id: "travel_lodging", into: "travel_lodging" }, admin),
+      "VALIDATION_ERROR",
+    );
     const self = (await s.core.categories.getCategory({ id: "travel_lodging" }, admin)).category!;
-    await expectCoreError(s.core.categories.mergeCategory({ id: self.shortId, into: self.id }, admin), "VALIDATION_ERROR");
-    await expectCoreError(s.core.categories.mergeCategory({ id: "travel_lodging", into: "uncategorized" }, admin), "VALIDATION_ERROR");
-    await expectCoreError(s.core.categories.mergeCategory({ id: "travel_lodging", into: "" }, admin), "VALIDATION_ERROR");
+    await expectCoreError(
+      s.core.categories.mergeCategory({ id: self.shortId, into: self.id }, admin),
+      "VALIDATION_ERROR",
+    );
+    await expectCoreError(
+      s.core.categories.mergeCategory({ id: "travel_lodging", into: "uncategorized" }, admin),
+      "VALIDATION_ERROR",
+    );
+    await expectCoreError(
+      s.core.categories.mergeCategory({ id: "travel_lodging", into: "" }, admin),
+      "VALIDATION_ERROR",
+    );
     await expectCoreError(s.core.categories.mergeCategory({ id: "uncategorized", into: "travel" }, admin), "FORBIDDEN");
-    await expectCoreError(s.core.categories.mergeCategory({ id: "travel_lodging", into: "no_such" }, admin), "VALIDATION_ERROR");
-    await expectCoreError(s.core.categories.mergeCategory({ id: "travel_lodging", into: "zzzzzzzz" }, admin), "VALIDATION_ERROR");
+    await expectCoreError(
+      s.core.categories.mergeCategory({ id: "travel_lodging", into: "no_such" }, admin),
+      "VALIDATION_ERROR",
+    );
+    await expectCoreError(
+      s.core.categories.mergeCategory({ id: "travel_lodging", into: "zzzzzzzz" }, admin),
+      "VALIDATION_ERROR",
+    );
     await expectCoreError(s.core.categories.mergeCategory({ id: "no_such", into: "travel" }, admin), "NOT_FOUND");
   });
 
   it("needs a full_access key", async () => {
-    await expectCoreError(s.core.categories.mergeCategory({ id: "travel_lodging", into: "travel" }, withKey(s.readKey)), "INSUFFICIENT_SCOPE");
+    await expectCoreError(
+      s.core.categories.mergeCategory({ id: "travel_lodging", into: "travel" }, withKey(s.readKey)),
+      "INSUFFICIENT_SCOPE",
+    );
   });
 });

@@ -21,7 +21,12 @@ let n = 0;
 const uniq = (base: string) => `${base} ${++n}`;
 
 async function annotationsFor(entityId: string) {
-  return query<{ action: string; entity_type: string; transaction_id: string | null; details: Record<string, unknown> }>(
+  return query<{
+    action: string;
+    entity_type: string;
+    transaction_id: string | null;
+    details: Record<string, unknown>;
+  }>(
     s.orm.em.fork(),
     `select action, entity_type, transaction_id, details from annotations where entity_id = ? order by created_at, id`,
     [entityId],
@@ -39,9 +44,11 @@ async function counterpartyOf(ids: string[]): Promise<(string | null)[]> {
 }
 
 async function shortIdsOf(ids: string[]): Promise<string[]> {
-  const rows = await query<{ id: string; short_id: string }>(s.orm.em.fork(), `select id, short_id from transactions where id = any(?::uuid[])`, [
-    pgArray(ids),
-  ]);
+  const rows = await query<{ id: string; short_id: string }>(
+    s.orm.em.fork(),
+    `select id, short_id from transactions where id = any(?::uuid[])`,
+    [pgArray(ids)],
+  );
   const byId = new Map(rows.map((r) => [r.id, r.short_id]));
   return ids.map((id) => byId.get(id)!);
 }
@@ -55,9 +62,19 @@ describe("CounterpartyService: CRUD", () => {
       expect((await s.core.counterparties.getCounterparty({ id }, withKey(s.readKey))).counterparty!.id).toBe(c.id);
     }
     expect(await annotationsFor(c.id)).toEqual([
-      { action: "created", entity_type: "counterparty", transaction_id: null, details: { name: "Blue Bottle Coffee", type: "merchant" } },
+      {
+        action: "created",
+        entity_type: "counterparty",
+        transaction_id: null,
+        details: { name: "Blue Bottle Coffee", type: "merchant" },
+      },
     ]);
-    const p = (await s.core.counterparties.createCounterparty({ name: uniq("Grandma"), type: "Person", notes: "Birthday gifts" }, admin)).counterparty!;
+    const p = (
+      await s.core.counterparties.createCounterparty(
+        { name: uniq("Grandma"), type: "Person", notes: "Birthday gifts" },
+        admin,
+      )
+    ).counterparty!;
     expect(p).toMatchObject({ type: "person", notes: "Birthday gifts" });
   });
 
@@ -66,21 +83,30 @@ describe("CounterpartyService: CRUD", () => {
     const a = (await s.core.counterparties.createCounterparty({ name }, admin)).counterparty!;
     await expectCoreError(s.core.counterparties.createCounterparty({ name: name.toUpperCase() }, admin), "CONFLICT");
     const b = (await s.core.counterparties.createCounterparty({ name: uniq("Other Corp") }, admin)).counterparty!;
-    await expectCoreError(s.core.counterparties.updateCounterparty({ id: b.id, name: name.toLowerCase() }, admin), "CONFLICT");
+    await expectCoreError(
+      s.core.counterparties.updateCounterparty({ id: b.id, name: name.toLowerCase() }, admin),
+      "CONFLICT",
+    );
     // Changing only the case of its own name is allowed.
-    const recased = (await s.core.counterparties.updateCounterparty({ id: a.id, name: name.toUpperCase() }, admin)).counterparty!;
+    const recased = (await s.core.counterparties.updateCounterparty({ id: a.id, name: name.toUpperCase() }, admin))
+      .counterparty!;
     expect(recased.name).toBe(name.toUpperCase());
   });
 
-  it("updates name, type and notes (\"\" clears), annotating only real changes", async () => {
-    const c = (await s.core.counterparties.createCounterparty({ name: uniq("City Water"), notes: "old" }, admin)).counterparty!;
-    const u = (await s.core.counterparties.updateCounterparty({ id: c.shortId, type: "organization", notes: "" }, admin)).counterparty!;
+  it('updates name, type and notes ("" clears), annotating only real changes', async () => {
+    const c = (await s.core.counterparties.createCounterparty({ name: uniq("City Water"), notes: "old" }, admin))
+      .counterparty!;
+    const u = (
+      await s.core.counterparties.updateCounterparty({ id: c.shortId, type: "organization", notes: "" }, admin)
+    ).counterparty!;
     expect(u).toMatchObject({ type: "organization", name: c.name });
     expect(u.notes).toBeUndefined();
     await s.core.counterparties.updateCounterparty({ id: c.id, type: "organization" }, admin);
     const notes = await annotationsFor(c.id);
     expect(notes.map((a) => a.action)).toEqual(["created", "updated"]);
-    expect(notes[1].details).toEqual({ changes: { type: { from: "merchant", to: "organization" }, notes: { from: "old", to: null } } });
+    expect(notes[1].details).toEqual({
+      changes: { type: { from: "merchant", to: "organization" }, notes: { from: "old", to: null } },
+    });
   });
 
   it.each([
@@ -96,13 +122,17 @@ describe("CounterpartyService: CRUD", () => {
     const tag = Math.random().toString(36).slice(2, 7);
     await s.core.counterparties.createCounterparty({ name: `Zeta ${tag} Market` }, admin);
     await s.core.counterparties.createCounterparty({ name: `alpha ${tag} 100% Juice` }, admin);
-    const all = (await s.core.counterparties.listCounterparties({}, withKey(s.readKey))).counterparties.map((c) => c.name);
+    const all = (await s.core.counterparties.listCounterparties({}, withKey(s.readKey))).counterparties.map(
+      (c) => c.name,
+    );
     expect(all).toEqual(expect.arrayContaining([`Zeta ${tag} Market`, `alpha ${tag} 100% Juice`]));
-    const found = (await s.core.counterparties.listCounterparties({ search: tag.toUpperCase() }, admin)).counterparties.map((c) => c.name);
+    const found = (
+      await s.core.counterparties.listCounterparties({ search: tag.toUpperCase() }, admin)
+    ).counterparties.map((c) => c.name);
     expect(found.sort()).toEqual([`Zeta ${tag} Market`, `alpha ${tag} 100% Juice`].sort());
-    expect((await s.core.counterparties.listCounterparties({ search: "100%" }, admin)).counterparties.map((c) => c.name)).toEqual([
-      `alpha ${tag} 100% Juice`,
-    ]);
+    expect(
+      (await s.core.counterparties.listCounterparties({ search: "100%" }, admin)).counterparties.map((c) => c.name),
+    ).toEqual([`alpha ${tag} 100% Juice`]);
     expect((await s.core.counterparties.listCounterparties({ search: "%" }, admin)).counterparties).toHaveLength(1);
     expect((await s.core.counterparties.listCounterparties({ search: "_" }, admin)).counterparties).toHaveLength(0);
   });
@@ -111,25 +141,42 @@ describe("CounterpartyService: CRUD", () => {
     for (const id of ["zzzzzzzz", "00000000-0000-0000-0000-000000000000", "nope", ""]) {
       await expectCoreError(s.core.counterparties.getCounterparty({ id }, admin), "NOT_FOUND");
       await expectCoreError(s.core.counterparties.updateCounterparty({ id, name: "x" }, admin), "NOT_FOUND");
-      await expectCoreError(s.core.counterparties.assignCounterparty({ id, transactionIds: ["zzzzzzzz"] }, admin), "NOT_FOUND");
+      await expectCoreError(
+        s.core.counterparties.assignCounterparty({ id, transactionIds: ["zzzzzzzz"] }, admin),
+        "NOT_FOUND",
+      );
     }
     const reader = withKey(s.readKey);
     await expectCoreError(s.core.counterparties.createCounterparty({ name: "x" }, reader), "INSUFFICIENT_SCOPE");
-    await expectCoreError(s.core.counterparties.updateCounterparty({ id: "zzzzzzzz", name: "x" }, reader), "INSUFFICIENT_SCOPE");
-    await expectCoreError(s.core.counterparties.assignCounterparty({ id: "zzzzzzzz", transactionIds: ["x"] }, reader), "INSUFFICIENT_SCOPE");
-    await expectCoreError(s.core.counterparties.unassignCounterparty({ id: "zzzzzzzz", transactionIds: ["x"] }, reader), "INSUFFICIENT_SCOPE");
+    await expectCoreError(
+      s.core.counterparties.updateCounterparty({ id: "zzzzzzzz", name: "x" }, reader),
+      "INSUFFICIENT_SCOPE",
+    );
+    await expectCoreError(
+      s.core.counterparties.assignCounterparty({ id: "zzzzzzzz", transactionIds: ["x"] }, reader),
+      "INSUFFICIENT_SCOPE",
+    );
+    await expectCoreError(
+      s.core.counterparties.unassignCounterparty({ id: "zzzzzzzz", transactionIds: ["x"] }, reader),
+      "INSUFFICIENT_SCOPE",
+    );
   });
 });
 
 describe("CounterpartyService: assigning transactions", () => {
   it("assigns by UUID or short id, counts only real changes, and annotates each transaction", async () => {
-    const landlord = (await s.core.counterparties.createCounterparty({ name: uniq("Landlord"), type: "person" }, admin)).counterparty!;
-    const previous = (await s.core.counterparties.createCounterparty({ name: uniq("Old agency") }, admin)).counterparty!;
+    const landlord = (await s.core.counterparties.createCounterparty({ name: uniq("Landlord"), type: "person" }, admin))
+      .counterparty!;
+    const previous = (await s.core.counterparties.createCounterparty({ name: uniq("Old agency") }, admin))
+      .counterparty!;
     const ids = await newTransactions(s.orm.em.fork(), accountId, [{}, {}, {}]);
     const shorts = await shortIdsOf(ids);
     await query(s.orm.em.fork(), `update transactions set counterparty_id = ? where id = ?`, [previous.id, ids[2]]);
 
-    const r = await s.core.counterparties.assignCounterparty({ id: landlord.shortId, transactionIds: [ids[0], shorts[1], shorts[2], ids[0]] }, admin);
+    const r = await s.core.counterparties.assignCounterparty(
+      { id: landlord.shortId, transactionIds: [ids[0], shorts[1], shorts[2], ids[0]] },
+      admin,
+    );
     expect(r.updated).toBe(3n);
     expect(await counterpartyOf(ids)).toEqual([landlord.id, landlord.id, landlord.id]);
     expect(await annotationsFor(ids[0])).toEqual([
@@ -137,13 +184,19 @@ describe("CounterpartyService: assigning transactions", () => {
         action: "counterparty_assigned",
         entity_type: "transaction",
         transaction_id: ids[0],
-        details: { counterparty_id: landlord.shortId, counterparty_name: landlord.name, previous_counterparty_id: null },
+        details: {
+          counterparty_id: landlord.shortId,
+          counterparty_name: landlord.name,
+          previous_counterparty_id: null,
+        },
       },
     ]);
     expect((await annotationsFor(ids[2]))[0].details.previous_counterparty_id).toBe(previous.shortId);
 
     // Again: nothing changes, nothing is annotated.
-    expect((await s.core.counterparties.assignCounterparty({ id: landlord.id, transactionIds: ids }, admin)).updated).toBe(0n);
+    expect(
+      (await s.core.counterparties.assignCounterparty({ id: landlord.id, transactionIds: ids }, admin)).updated,
+    ).toBe(0n);
     expect(await annotationsFor(ids[1])).toHaveLength(1);
   });
 
@@ -152,7 +205,10 @@ describe("CounterpartyService: assigning transactions", () => {
     const [good, deleted] = await newTransactions(s.orm.em.fork(), accountId, [{}, {}]);
     await query(s.orm.em.fork(), `update transactions set deleted_at = now() where id = ?`, [deleted]);
     for (const bad of ["zzzzzzzz", "00000000-0000-0000-0000-000000000000", "not-an-id", deleted]) {
-      const f = await expectCoreError(s.core.counterparties.assignCounterparty({ id: cp.id, transactionIds: [good, bad] }, admin), "NOT_FOUND");
+      const f = await expectCoreError(
+        s.core.counterparties.assignCounterparty({ id: cp.id, transactionIds: [good, bad] }, admin),
+        "NOT_FOUND",
+      );
       expect(f.message).toContain(JSON.stringify(bad));
     }
     expect(await counterpartyOf([good])).toEqual([null]);
@@ -161,10 +217,19 @@ describe("CounterpartyService: assigning transactions", () => {
 
   it("rejects an empty list or more than 500 ids with VALIDATION_ERROR", async () => {
     const cp = (await s.core.counterparties.createCounterparty({ name: uniq("Bulk") }, admin)).counterparty!;
-    await expectCoreError(s.core.counterparties.assignCounterparty({ id: cp.id, transactionIds: [] }, admin), "VALIDATION_ERROR");
+    await expectCoreError(
+      s.core.counterparties.assignCounterparty({ id: cp.id, transactionIds: [] }, admin),
+      "VALIDATION_ERROR",
+    );
     const many = Array.from({ length: 501 }, (_, i) => `${i}`.padStart(8, "0"));
-    await expectCoreError(s.core.counterparties.assignCounterparty({ id: cp.id, transactionIds: many }, admin), "VALIDATION_ERROR");
-    await expectCoreError(s.core.counterparties.unassignCounterparty({ id: cp.id, transactionIds: [] }, admin), "VALIDATION_ERROR");
+    await expectCoreError(
+      s.core.counterparties.assignCounterparty({ id: cp.id, transactionIds: many }, admin),
+      "VALIDATION_ERROR",
+    );
+    await expectCoreError(
+      s.core.counterparties.unassignCounterparty({ id: cp.id, transactionIds: [] }, admin),
+      "VALIDATION_ERROR",
+    );
   });
 
   it("unassigns only where this is the counterparty, annotating each change", async () => {
@@ -182,6 +247,9 @@ describe("CounterpartyService: assigning transactions", () => {
       ["counterparty_unassigned", mine.shortId],
     ]);
     expect((await annotationsFor(ids[2])).map((a) => a.action)).toEqual(["counterparty_assigned"]);
-    await expectCoreError(s.core.counterparties.unassignCounterparty({ id: mine.id, transactionIds: [ids[0], "zzzzzzzz"] }, admin), "NOT_FOUND");
+    await expectCoreError(
+      s.core.counterparties.unassignCounterparty({ id: mine.id, transactionIds: [ids[0], "zzzzzzzz"] }, admin),
+      "NOT_FOUND",
+    );
   });
 });

@@ -51,18 +51,33 @@ describe("coffer demo", () => {
   it("is idempotent: a second run adds nothing and the counts are the same", async () => {
     expect(second.insertedTransactions).toBe(0);
     expect(second.insertedComments).toBe(0);
-    expect({ ...second, insertedTransactions: 0, insertedComments: 0 }).toEqual({ ...first, insertedTransactions: 0, insertedComments: 0 });
+    expect({ ...second, insertedTransactions: 0, insertedComments: 0 }).toEqual({
+      ...first,
+      insertedTransactions: 0,
+      insertedComments: 0,
+    });
     const [counts] = await q<Record<string, number>>(`
       select (select count(*)::int from users) as users, (select count(*)::int from accounts) as accounts,
              (select count(*)::int from tags) as tags, (select count(*)::int from counterparties) as counterparties,
              (select count(*)::int from transactions) as transactions, (select count(*)::int from comments) as comments`);
-    expect(counts).toEqual({ users: 2, accounts: 4, tags: 3, counterparties: 4, transactions: first.transactions, comments: first.comments });
+    expect(counts).toEqual({
+      users: 2,
+      accounts: 4,
+      tags: 3,
+      counterparties: 4,
+      transactions: first.transactions,
+      comments: first.comments,
+    });
   });
 
   it("keeps every date inside the window and every account in its own currency", async () => {
-    const [range] = await q<{ min: string; max: string }>(`select min(date)::text as min, max(date)::text as max from transactions`);
+    const [range] = await q<{ min: string; max: string }>(
+      `select min(date)::text as min, max(date)::text as max from transactions`,
+    );
     expect(range.min >= "2025-06-15" && range.max <= "2026-06-14").toBe(true);
-    const mismatched = await q(`select 1 from transactions t join accounts a on a.id = t.account_id where t.iso_currency_code <> a.iso_currency_code`);
+    const mismatched = await q(
+      `select 1 from transactions t join accounts a on a.id = t.account_id where t.iso_currency_code <> a.iso_currency_code`,
+    );
     expect(mismatched).toEqual([]);
     const accounts = await q<{ name: string; iso_currency_code: string; user: string }>(
       `select a.name, a.iso_currency_code, u.email as user from accounts a join users u on u.id = a.user_id order by a.name`,
@@ -120,14 +135,18 @@ describe("coffer demo", () => {
     expect(demoDay("2026-03-10")).toEqual(demoDay("2026-03-10"));
     const next = await loadDemo(orm.em.fork(), { today: "2026-06-16" });
     // The new day's own transactions, plus reimbursements of earlier work expenses that land on it.
-    const earlier = Array.from({ length: 30 }, (_, k) => new Date(Date.parse("2026-06-15T00:00:00Z") - k * 86_400_000).toISOString().slice(0, 10));
+    const earlier = Array.from({ length: 30 }, (_, k) =>
+      new Date(Date.parse("2026-06-15T00:00:00Z") - k * 86_400_000).toISOString().slice(0, 10),
+    );
     const expected = earlier.flatMap((d) => demoDay(d)).filter((i) => i.date === "2026-06-15").length;
     expect(expected).toBeGreaterThan(0);
     expect(next.insertedTransactions).toBe(expected);
     expect(next.transactions).toBe(first.transactions + expected);
     const [onNewDay] = await q<{ n: number }>(`select count(*)::int as n from transactions where date = '2026-06-15'`);
     expect(onNewDay.n).toBe(expected);
-    const dupes = await q(`select 1 from transactions group by account_id, provider_transaction_id having count(*) > 1`);
+    const dupes = await q(
+      `select 1 from transactions group by account_id, provider_transaction_id having count(*) > 1`,
+    );
     expect(dupes).toEqual([]);
   });
 });

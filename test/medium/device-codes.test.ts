@@ -17,7 +17,10 @@ const poll = (deviceCode: string) => s.core.deviceCodes.pollDeviceCode({ deviceC
 
 /** Moves a code past its TTL straight in the database, instead of waiting. */
 async function expire(userCode: string) {
-  await s.orm.em.fork().getConnection().execute("update device_codes set expires_at = now() - interval '1 second' where user_code = ?", [userCode]);
+  await s.orm.em
+    .fork()
+    .getConnection()
+    .execute("update device_codes set expires_at = now() - interval '1 second' where user_code = ?", [userCode]);
 }
 
 describe("DeviceCodeService (core)", () => {
@@ -29,7 +32,10 @@ describe("DeviceCodeService (core)", () => {
     expect(c.expiresIn).toBe(300);
     expect(c.interval).toBe(5);
     // The device code is a credential: only its hash is stored.
-    const rows = await s.orm.em.fork().getConnection().execute("select * from device_codes where user_code = ?", [c.userCode]);
+    const rows = await s.orm.em
+      .fork()
+      .getConnection()
+      .execute("select * from device_codes where user_code = ?", [c.userCode]);
     expect(JSON.stringify(rows)).not.toContain(c.deviceCode);
   });
 
@@ -42,8 +48,16 @@ describe("DeviceCodeService (core)", () => {
 
   it("approved → the token on the first poll only; it works with the approved scope and name", async () => {
     const c = await newCode("my agent");
-    const d = await s.core.deviceCodes.approveDeviceCode({ userCode: c.userCode.toLowerCase(), scope: "full_access", name: "kitchen tablet" }, admin);
-    expect(d.decision).toMatchObject({ userCode: c.userCode, status: "approved", scope: "full_access", name: "kitchen tablet" });
+    const d = await s.core.deviceCodes.approveDeviceCode(
+      { userCode: c.userCode.toLowerCase(), scope: "full_access", name: "kitchen tablet" },
+      admin,
+    );
+    expect(d.decision).toMatchObject({
+      userCode: c.userCode,
+      status: "approved",
+      scope: "full_access",
+      name: "kitchen tablet",
+    });
     const first = await poll(c.deviceCode);
     expect(first.status).toBe("approved");
     expect(first.token).toMatch(/^cf_[0-9A-Za-z]{43}$/);
@@ -53,7 +67,12 @@ describe("DeviceCodeService (core)", () => {
     const me = await s.core.apiKeys.getCurrentKey({}, withKey(first.token!));
     expect(me.apiKey).toMatchObject({ name: "kitchen tablet", scope: "full_access", actorType: "agent" });
     // The token is not kept anywhere in the database.
-    const rows = await s.orm.em.fork().getConnection().execute("select d.*, k.* from device_codes d join api_keys k on k.id = d.api_key_id where d.user_code = ?", [c.userCode]);
+    const rows = await s.orm.em
+      .fork()
+      .getConnection()
+      .execute("select d.*, k.* from device_codes d join api_keys k on k.id = d.api_key_id where d.user_code = ?", [
+        c.userCode,
+      ]);
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(first.token!);
   });
@@ -126,21 +145,33 @@ describe("DeviceCodeService (core)", () => {
     await expectCoreError(poll(c.deviceCode), "DENIED");
   });
 
-  it.each(["BCDF-GHJK", "", "nonsense", "' OR 1=1"])("deciding an unknown user code %j → INVALID_DEVICE_CODE", async (userCode) => {
-    await expectCoreError(s.core.deviceCodes.approveDeviceCode({ userCode }, admin), "INVALID_DEVICE_CODE");
-    await expectCoreError(s.core.deviceCodes.denyDeviceCode({ userCode }, admin), "INVALID_DEVICE_CODE");
-  });
+  it.each(["BCDF-GHJK", "", "nonsense", "' OR 1=1"])(
+    "deciding an unknown user code %j → INVALID_DEVICE_CODE",
+    async (userCode) => {
+      await expectCoreError(s.core.deviceCodes.approveDeviceCode({ userCode }, admin), "INVALID_DEVICE_CODE");
+      await expectCoreError(s.core.deviceCodes.denyDeviceCode({ userCode }, admin), "INVALID_DEVICE_CODE");
+    },
+  );
 
   it("approving with an unknown scope is a VALIDATION_ERROR and leaves the code pending", async () => {
     const c = await newCode();
-    await expectCoreError(s.core.deviceCodes.approveDeviceCode({ userCode: c.userCode, scope: "root" }, admin), "VALIDATION_ERROR");
+    await expectCoreError(
+      s.core.deviceCodes.approveDeviceCode({ userCode: c.userCode, scope: "root" }, admin),
+      "VALIDATION_ERROR",
+    );
     expect((await poll(c.deviceCode)).status).toBe("authorization_pending");
   });
 
   it("approve and deny need full_access", async () => {
     const c = await newCode();
-    await expectCoreError(s.core.deviceCodes.approveDeviceCode({ userCode: c.userCode }, withKey(s.readKey)), "INSUFFICIENT_SCOPE");
-    await expectCoreError(s.core.deviceCodes.denyDeviceCode({ userCode: c.userCode }, withKey(s.readKey)), "INSUFFICIENT_SCOPE");
+    await expectCoreError(
+      s.core.deviceCodes.approveDeviceCode({ userCode: c.userCode }, withKey(s.readKey)),
+      "INSUFFICIENT_SCOPE",
+    );
+    await expectCoreError(
+      s.core.deviceCodes.denyDeviceCode({ userCode: c.userCode }, withKey(s.readKey)),
+      "INSUFFICIENT_SCOPE",
+    );
     await expectCoreError(s.core.deviceCodes.approveDeviceCode({ userCode: c.userCode }), "MISSING_CREDENTIALS");
     expect((await poll(c.deviceCode)).status).toBe("authorization_pending");
   });

@@ -47,7 +47,10 @@ describe("SystemService and gRPC health (core)", () => {
     // Close this file's pool under the running core: the next query throws a driver error.
     const t = await startStack();
     await t.orm.close(true);
-    const f = await expectCoreError(t.core.users.listUsers({}, { headers: { "x-api-key": t.adminKey } }), "INTERNAL_ERROR");
+    const f = await expectCoreError(
+      t.core.users.listUsers({}, { headers: { "x-api-key": t.adminKey } }),
+      "INTERNAL_ERROR",
+    );
     expect(f.message).toBe("Internal error");
     await expectCoreError(t.core.system.checkReady({}), "UNAVAILABLE");
     await t.close().catch(() => undefined);
@@ -60,8 +63,14 @@ describe("SystemService and gRPC health (core)", () => {
     await admin.connect();
     try {
       await admin.query(`alter database ${name} allow_connections false`);
-      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [name]);
-      const f = await expectCoreError(t.core.users.listUsers({}, { headers: { "x-api-key": t.adminKey } }), "UNAVAILABLE");
+      await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`,
+        [name],
+      );
+      const f = await expectCoreError(
+        t.core.users.listUsers({}, { headers: { "x-api-key": t.adminKey } }),
+        "UNAVAILABLE",
+      );
       expect(f.message).not.toMatch(/postgres|SQL|ECONN/i);
       await expectCoreError(t.core.system.checkReady({}), "UNAVAILABLE");
     } finally {

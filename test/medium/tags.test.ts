@@ -22,7 +22,12 @@ let n = 0;
 const uniq = (base: string) => `${base}_${++n}`;
 
 async function annotationsFor(entityId: string) {
-  return query<{ action: string; entity_type: string; transaction_id: string | null; details: Record<string, unknown> }>(
+  return query<{
+    action: string;
+    entity_type: string;
+    transaction_id: string | null;
+    details: Record<string, unknown>;
+  }>(
     s.orm.em.fork(),
     `select action, entity_type, transaction_id, details from annotations where entity_id = ? order by created_at, id`,
     [entityId],
@@ -30,7 +35,9 @@ async function annotationsFor(entityId: string) {
 }
 
 async function tagIdsOf(txId: string): Promise<string[]> {
-  const [row] = await query<{ tag_ids: string[] }>(s.orm.em.fork(), `select tag_ids from transactions where id = ?`, [txId]);
+  const [row] = await query<{ tag_ids: string[] }>(s.orm.em.fork(), `select tag_ids from transactions where id = ?`, [
+    txId,
+  ]);
   return row.tag_ids;
 }
 
@@ -63,7 +70,12 @@ describe("TagService", () => {
     expect(c).toMatchObject({ slug: "reimbursable", displayName: "To reimburse" });
     expect(c.shortId).toMatch(/^[0-9A-Za-z]{8}$/);
     expect(await annotationsFor(b.id)).toEqual([
-      { action: "created", entity_type: "tag", transaction_id: null, details: { slug: "summer_vacation_2026", display_name: "Summer Vacation 2026", color: "#ff8800" } },
+      {
+        action: "created",
+        entity_type: "tag",
+        transaction_id: null,
+        details: { slug: "summer_vacation_2026", display_name: "Summer Vacation 2026", color: "#ff8800" },
+      },
     ]);
   });
 
@@ -82,11 +94,14 @@ describe("TagService", () => {
     }
   });
 
-  it.each(["no_such_tag", "zzzzzzzz", "00000000-0000-0000-0000-000000000000", "Bad Slug", ""])("an unknown or malformed id %j → NOT_FOUND", async (id) => {
-    await expectCoreError(s.core.tags.getTag({ id }, admin), "NOT_FOUND");
-    await expectCoreError(s.core.tags.updateTag({ id, displayName: "x" }, admin), "NOT_FOUND");
-    await expectCoreError(s.core.tags.deleteTag({ id }, admin), "NOT_FOUND");
-  });
+  it.each(["no_such_tag", "zzzzzzzz", "00000000-0000-0000-0000-000000000000", "Bad Slug", ""])(
+    "an unknown or malformed id %j → NOT_FOUND",
+    async (id) => {
+      await expectCoreError(s.core.tags.getTag({ id }, admin), "NOT_FOUND");
+      await expectCoreError(s.core.tags.updateTag({ id, displayName: "x" }, admin), "NOT_FOUND");
+      await expectCoreError(s.core.tags.deleteTag({ id }, admin), "NOT_FOUND");
+    },
+  );
 
   it("a duplicate slug → SLUG_CONFLICT, on create and on update", async () => {
     const slug = uniq("dup");
@@ -107,9 +122,14 @@ describe("TagService", () => {
     await expectCoreError(s.core.tags.createTag(req, admin), "VALIDATION_ERROR");
   });
 
-  it("updates slug, display name and color (\"\" clears it), annotating only real changes", async () => {
+  it('updates slug, display name and color ("" clears it), annotating only real changes', async () => {
     const t = (await s.core.tags.createTag({ slug: uniq("work"), color: "#000000" }, admin)).tag!;
-    const u = (await s.core.tags.updateTag({ id: t.slug, slug: `${t.slug}_trip`, displayName: "Work trip", color: "#ABCDEF" }, admin)).tag!;
+    const u = (
+      await s.core.tags.updateTag(
+        { id: t.slug, slug: `${t.slug}_trip`, displayName: "Work trip", color: "#ABCDEF" },
+        admin,
+      )
+    ).tag!;
     expect(u).toMatchObject({ id: t.id, slug: `${t.slug}_trip`, displayName: "Work trip", color: "#abcdef" });
     const cleared = (await s.core.tags.updateTag({ id: t.id, color: "" }, admin)).tag!;
     expect(cleared.color).toBeUndefined();
@@ -127,7 +147,10 @@ describe("TagService", () => {
     const keep = (await s.core.tags.createTag({ slug: uniq("keep") }, admin)).tag!;
     const [t1, t2, t3] = await newTransactions(s.orm.em.fork(), accountId, [{}, {}, {}]);
     const em = s.orm.em.fork();
-    await query(em, `update transactions set tag_ids = ?::uuid[] where id = any(?::uuid[])`, [pgArray([doomed.id, keep.id]), pgArray([t1, t2])]);
+    await query(em, `update transactions set tag_ids = ?::uuid[] where id = any(?::uuid[])`, [
+      pgArray([doomed.id, keep.id]),
+      pgArray([t1, t2]),
+    ]);
     await query(em, `update transactions set tag_ids = ?::uuid[] where id = ?`, [pgArray([keep.id]), t3]);
 
     await s.core.tags.deleteTag({ id: doomed.shortId }, admin);
@@ -136,11 +159,19 @@ describe("TagService", () => {
     expect(await tagIdsOf(t3)).toEqual([keep.id]);
     for (const id of [t1, t2]) {
       expect(await annotationsFor(id)).toEqual([
-        { action: "tag_removed", entity_type: "transaction", transaction_id: id, details: { slug: doomed.slug, reason: "tag_deleted" } },
+        {
+          action: "tag_removed",
+          entity_type: "transaction",
+          transaction_id: id,
+          details: { slug: doomed.slug, reason: "tag_deleted" },
+        },
       ]);
     }
     expect(await annotationsFor(t3)).toEqual([]);
-    expect((await annotationsFor(doomed.id)).at(-1)).toMatchObject({ action: "deleted", details: { slug: doomed.slug, transactions_updated: 2 } });
+    expect((await annotationsFor(doomed.id)).at(-1)).toMatchObject({
+      action: "deleted",
+      details: { slug: doomed.slug, transactions_updated: 2 },
+    });
     await expectCoreError(s.core.tags.getTag({ id: doomed.id }, admin), "NOT_FOUND");
   });
 

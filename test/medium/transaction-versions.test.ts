@@ -40,7 +40,9 @@ describe("transaction versioning (the basis of snapshot pagination)", () => {
     const em = orm.em.fork();
     const user = await newUser(em, "Bob");
     const account = await newAccount(em, user.id, { name: "Savings", currency: "EUR" });
-    const [id] = await newTransactions(em, account.id, [{ amount: "-2500.00", isoCurrencyCode: "EUR", providerName: "SALARY", providerMerchantName: "Acme" }]);
+    const [id] = await newTransactions(em, account.id, [
+      { amount: "-2500.00", isoCurrencyCode: "EUR", providerName: "SALARY", providerMerchantName: "Acme" },
+    ]);
     const t = await loadTransaction(em, id);
     expect(t).toMatchObject({
       accountId: account.shortId,

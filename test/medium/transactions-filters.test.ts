@@ -20,7 +20,12 @@ let giro: { id: string; shortId: string };
 
 async function newTag(slug: string): Promise<string> {
   const id = crypto.randomUUID();
-  await query(em(), `insert into tags (id, short_id, slug, display_name) values (?, ?, ?, ?)`, [id, newShortId(), slug, slug]);
+  await query(em(), `insert into tags (id, short_id, slug, display_name) values (?, ?, ?, ?)`, [
+    id,
+    newShortId(),
+    slug,
+    slug,
+  ]);
   return id;
 }
 
@@ -37,26 +42,80 @@ beforeAll(async () => {
   await newTag("unused");
   const cat = async (slug: string) => ({ categoryId: await categoryId(e, slug), categorySource: "user" as const });
   await newTransactions(e, checking.id, [
-    { providerName: "STARBUCKS #123", providerMerchantName: "Starbucks", date: "2026-01-05", amount: "12.30", ...(await cat("food_and_drink_coffee")), tagIds: [business] },
-    { providerName: "WHOLEFDS MKT 10", providerMerchantName: "Whole Foods Market", date: "2026-01-06", amount: "85.10", ...(await cat("food_and_drink_groceries")), tagIds: [shared] },
-    { providerName: "ACME PAYROLL", providerMerchantName: "Acme Corp", date: "2026-01-10", amount: "-2500.00", ...(await cat("income_salary")) },
+    {
+      providerName: "STARBUCKS #123",
+      providerMerchantName: "Starbucks",
+      date: "2026-01-05",
+      amount: "12.30",
+      ...(await cat("food_and_drink_coffee")),
+      tagIds: [business],
+    },
+    {
+      providerName: "WHOLEFDS MKT 10",
+      providerMerchantName: "Whole Foods Market",
+      date: "2026-01-06",
+      amount: "85.10",
+      ...(await cat("food_and_drink_groceries")),
+      tagIds: [shared],
+    },
+    {
+      providerName: "ACME PAYROLL",
+      providerMerchantName: "Acme Corp",
+      date: "2026-01-10",
+      amount: "-2500.00",
+      ...(await cat("income_salary")),
+    },
     { providerName: "Corner Bakery", date: "2026-02-03", amount: "4.50", ...(await cat("food_and_drink")) },
-    { providerName: "REFUND Whole Foods", providerMerchantName: "Whole Foods Market", date: "2026-02-05", amount: "-15.00", ...(await cat("food_and_drink_groceries")) },
+    {
+      providerName: "REFUND Whole Foods",
+      providerMerchantName: "Whole Foods Market",
+      date: "2026-02-05",
+      amount: "-15.00",
+      ...(await cat("food_and_drink_groceries")),
+    },
   ]);
   await newTransactions(e, card.id, [
-    { providerName: "SHELL OIL 5544", date: "2026-01-07", amount: "40.00", pending: true, ...(await cat("transportation_fuel")), tagIds: [vacation, business] },
+    {
+      providerName: "SHELL OIL 5544",
+      date: "2026-01-07",
+      amount: "40.00",
+      pending: true,
+      ...(await cat("transportation_fuel")),
+      tagIds: [vacation, business],
+    },
     { providerName: "Coffee Beanery", date: "2026-02-03", amount: "0.10", ...(await cat("food_and_drink_coffee")) },
-    { providerName: "Beanery coffee roasters", date: "2026-02-04", amount: "0.20", ...(await cat("food_and_drink_coffee")) },
+    {
+      providerName: "Beanery coffee roasters",
+      date: "2026-02-04",
+      amount: "0.20",
+      ...(await cat("food_and_drink_coffee")),
+    },
   ]);
   await newTransactions(e, giro.id, [
-    { providerName: "Netflix.com", providerMerchantName: "Netflix", date: "2026-01-12", amount: "9.99", isoCurrencyCode: "EUR", tagIds: [shared, vacation] },
-    { providerName: "100% Pure_Juice", date: "2026-02-01", amount: "3.50", isoCurrencyCode: "EUR", ...(await cat("uncategorized")) },
+    {
+      providerName: "Netflix.com",
+      providerMerchantName: "Netflix",
+      date: "2026-01-12",
+      amount: "9.99",
+      isoCurrencyCode: "EUR",
+      tagIds: [shared, vacation],
+    },
+    {
+      providerName: "100% Pure_Juice",
+      date: "2026-02-01",
+      amount: "3.50",
+      isoCurrencyCode: "EUR",
+      ...(await cat("uncategorized")),
+    },
   ]);
   // Soft-deleted: never listed or counted, whatever the filter.
   await query(e, `update transactions set deleted_at = now() where provider_name = 'Beanery coffee roasters'`);
-  ALL = (await query<{ provider_name: string }>(e, `select provider_name from transactions where deleted_at is null order by date desc, id desc`)).map(
-    (r) => r.provider_name,
-  );
+  ALL = (
+    await query<{ provider_name: string }>(
+      e,
+      `select provider_name from transactions where deleted_at is null order by date desc, id desc`,
+    )
+  ).map((r) => r.provider_name);
   expect(ALL).toHaveLength(9);
 });
 afterAll(async () => {
@@ -76,9 +135,13 @@ const request = (filter: Filter, extra: { sortBy?: string; sortOrder?: string; l
 });
 
 /** Provider names the list returns, in order; the count must agree. */
-async function names(filter: Filter, extra: { sortBy?: string; sortOrder?: string; limit?: number } = {}): Promise<string[]> {
+async function names(
+  filter: Filter,
+  extra: { sortBy?: string; sortOrder?: string; limit?: number } = {},
+): Promise<string[]> {
   const page = await listTransactions(em(), request(filter, extra));
-  if (!extra.limit) expect(Number(await countTransactions(em(), request(filter).filter))).toBe(page.transactions.length);
+  if (!extra.limit)
+    expect(Number(await countTransactions(em(), request(filter).filter))).toBe(page.transactions.length);
   return page.transactions.map((t) => t.providerName);
 }
 
@@ -100,7 +163,9 @@ describe("transaction filters", () => {
   });
 
   it("start_date is inclusive, end_date exclusive", async () => {
-    expect(await names({ startDate: "2026-01-10" })).toEqual(only("REFUND Whole Foods", "Corner Bakery", "Coffee Beanery", "100% Pure_Juice", "Netflix.com", "ACME PAYROLL"));
+    expect(await names({ startDate: "2026-01-10" })).toEqual(
+      only("REFUND Whole Foods", "Corner Bakery", "Coffee Beanery", "100% Pure_Juice", "Netflix.com", "ACME PAYROLL"),
+    );
     expect(await names({ endDate: "2026-01-10" })).toEqual(only("SHELL OIL 5544", "WHOLEFDS MKT 10", "STARBUCKS #123"));
     expect(await names({ startDate: "2026-01-06", endDate: "2026-01-07" })).toEqual(["WHOLEFDS MKT 10"]);
   });
@@ -127,7 +192,9 @@ describe("transaction filters", () => {
 
   it("category_slug: a leaf, a parent with its children, and uncategorized (none assigned or the row itself)", async () => {
     expect(await names({ categorySlug: "food_and_drink_coffee" })).toEqual(["Coffee Beanery", "STARBUCKS #123"]);
-    expect(await names({ categorySlug: "food_and_drink" })).toEqual(only("REFUND Whole Foods", "Corner Bakery", "Coffee Beanery", "WHOLEFDS MKT 10", "STARBUCKS #123"));
+    expect(await names({ categorySlug: "food_and_drink" })).toEqual(
+      only("REFUND Whole Foods", "Corner Bakery", "Coffee Beanery", "WHOLEFDS MKT 10", "STARBUCKS #123"),
+    );
     expect(await names({ categorySlug: "uncategorized" })).toEqual(["100% Pure_Juice", "Netflix.com"]);
     expect(await names({ categorySlug: "travel" })).toEqual([]);
   });
@@ -168,7 +235,10 @@ describe("transaction filters", () => {
     expect(await names({ search: "#123\u001fstarbucks" })).toEqual([]);
     expect(await names({ search: "#123 starbucks" })).toEqual([]);
     expect(await names({ search: "#123" })).toEqual(["STARBUCKS #123"]);
-    await query(em(), `update transactions set provider_merchant_name = 'Café ÉCLAIR' where provider_name = 'Corner Bakery'`);
+    await query(
+      em(),
+      `update transactions set provider_merchant_name = 'Café ÉCLAIR' where provider_name = 'Corner Bakery'`,
+    );
     try {
       expect(await names({ search: "CAFÉ éclair" })).toEqual(["Corner Bakery"]);
       expect(await names({ search: "éclair", searchMode: "words" })).toEqual(["Corner Bakery"]);
@@ -186,8 +256,15 @@ describe("transaction filters", () => {
   it("search words: every word of a term, as whole words, in any order", async () => {
     expect(await names({ search: "coffee", searchMode: "words" })).toEqual(["Coffee Beanery"]);
     expect(await names({ search: "bean", searchMode: "words" })).toEqual([]);
-    expect(await names({ search: "foods whole", searchMode: "words" })).toEqual(["REFUND Whole Foods", "WHOLEFDS MKT 10"]);
-    expect(await names({ search: "whole market, acme", searchMode: "words" })).toEqual(["REFUND Whole Foods", "ACME PAYROLL", "WHOLEFDS MKT 10"]);
+    expect(await names({ search: "foods whole", searchMode: "words" })).toEqual([
+      "REFUND Whole Foods",
+      "WHOLEFDS MKT 10",
+    ]);
+    expect(await names({ search: "whole market, acme", searchMode: "words" })).toEqual([
+      "REFUND Whole Foods",
+      "ACME PAYROLL",
+      "WHOLEFDS MKT 10",
+    ]);
     expect(await names({ search: "pure_juice", searchMode: "words" })).toEqual(["100% Pure_Juice"]);
     expect(await names({ search: "netflix.com", searchMode: "words" })).toEqual(["Netflix.com"]);
     expect(await names({ search: "(", searchMode: "words" })).toEqual([]);
@@ -202,7 +279,11 @@ describe("transaction filters", () => {
   it("rejects an unknown search_mode and oversized searches", async () => {
     await failsWith(names({ search: "x", searchMode: "regex" }), "INVALID_PARAMETER", /search_mode/);
     await failsWith(names({ search: "x".repeat(501) }), "INVALID_PARAMETER", /search/);
-    await failsWith(names({ search: Array.from({ length: 21 }, (_, i) => `t${i}`).join(",") }), "INVALID_PARAMETER", /terms/);
+    await failsWith(
+      names({ search: Array.from({ length: 21 }, (_, i) => `t${i}`).join(",") }),
+      "INVALID_PARAMETER",
+      /terms/,
+    );
   });
 
   it("tags: must carry all; an unknown slug matches nothing", async () => {
@@ -215,7 +296,12 @@ describe("transaction filters", () => {
   });
 
   it("any_tag: carries at least one; unknown slugs match nothing", async () => {
-    expect(await names({ anyTag: ["business,shared"] })).toEqual(["Netflix.com", "SHELL OIL 5544", "WHOLEFDS MKT 10", "STARBUCKS #123"]);
+    expect(await names({ anyTag: ["business,shared"] })).toEqual([
+      "Netflix.com",
+      "SHELL OIL 5544",
+      "WHOLEFDS MKT 10",
+      "STARBUCKS #123",
+    ]);
     expect(await names({ anyTag: ["vacation", "nope"] })).toEqual(["Netflix.com", "SHELL OIL 5544"]);
     expect(await names({ anyTag: ["nope"] })).toEqual([]);
   });
@@ -226,8 +312,12 @@ describe("transaction filters", () => {
   });
 
   it("combines filters with AND", async () => {
-    expect(await names({ userId: ann.shortId, categorySlug: "food_and_drink", minAmount: "1", startDate: "2026-01-06" })).toEqual(["Corner Bakery", "WHOLEFDS MKT 10"]);
-    expect(await names({ accountId: checking.shortId, search: "whole", maxAmount: "0" })).toEqual(["REFUND Whole Foods"]);
+    expect(
+      await names({ userId: ann.shortId, categorySlug: "food_and_drink", minAmount: "1", startDate: "2026-01-06" }),
+    ).toEqual(["Corner Bakery", "WHOLEFDS MKT 10"]);
+    expect(await names({ accountId: checking.shortId, search: "whole", maxAmount: "0" })).toEqual([
+      "REFUND Whole Foods",
+    ]);
   });
 });
 
@@ -244,7 +334,15 @@ describe("transaction sorts", () => {
 
   it("amount: largest first by default, asc smallest first; one page, no cursor", async () => {
     expect(await names({}, { sortBy: "amount" })).toEqual([
-      "WHOLEFDS MKT 10", "SHELL OIL 5544", "STARBUCKS #123", "Netflix.com", "Corner Bakery", "100% Pure_Juice", "Coffee Beanery", "REFUND Whole Foods", "ACME PAYROLL",
+      "WHOLEFDS MKT 10",
+      "SHELL OIL 5544",
+      "STARBUCKS #123",
+      "Netflix.com",
+      "Corner Bakery",
+      "100% Pure_Juice",
+      "Coffee Beanery",
+      "REFUND Whole Foods",
+      "ACME PAYROLL",
     ]);
     expect((await names({}, { sortBy: "amount", sortOrder: "asc" }))[0]).toBe("ACME PAYROLL");
     const top = await listTransactions(em(), request({}, { sortBy: "amount", limit: 3 }));
@@ -255,7 +353,15 @@ describe("transaction sorts", () => {
   it("name: the name shown (merchant, else raw name), case-insensitive, A to Z by default", async () => {
     const page = await listTransactions(em(), request({}, { sortBy: "name" }));
     expect(page.transactions.map((t) => t.name)).toEqual([
-      "100% Pure_Juice", "Acme Corp", "Coffee Beanery", "Corner Bakery", "Netflix", "SHELL OIL 5544", "Starbucks", "Whole Foods Market", "Whole Foods Market",
+      "100% Pure_Juice",
+      "Acme Corp",
+      "Coffee Beanery",
+      "Corner Bakery",
+      "Netflix",
+      "SHELL OIL 5544",
+      "Starbucks",
+      "Whole Foods Market",
+      "Whole Foods Market",
     ]);
     const desc = await names({}, { sortBy: "name", sortOrder: "desc" });
     expect(desc[desc.length - 1]).toBe("100% Pure_Juice");
@@ -263,8 +369,13 @@ describe("transaction sorts", () => {
   });
 
   it("sorts honour filters, and a limit up to 500", async () => {
-    expect(await names({ userId: bob.shortId }, { sortBy: "amount", sortOrder: "asc" })).toEqual(["100% Pure_Juice", "Netflix.com"]);
-    expect((await listTransactions(em(), request({}, { sortBy: "name", limit: 500 }))).transactions).toHaveLength(ALL.length);
+    expect(await names({ userId: bob.shortId }, { sortBy: "amount", sortOrder: "asc" })).toEqual([
+      "100% Pure_Juice",
+      "Netflix.com",
+    ]);
+    expect((await listTransactions(em(), request({}, { sortBy: "name", limit: 500 }))).transactions).toHaveLength(
+      ALL.length,
+    );
   });
 
   it("rejects unknown sort_by and sort_order with INVALID_PARAMETER", async () => {

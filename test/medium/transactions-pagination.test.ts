@@ -110,7 +110,12 @@ describe("cursor pagination: the page contract", () => {
   it("a last page that is exactly full still says has_more false (no empty extra page)", async () => {
     const a = await accountWith(28);
     const pages = await readAll({ filter: { accountId: a.id }, limit: 7 });
-    expect(pages.map((p) => [p.transactions.length, p.hasMore])).toEqual([[7, true], [7, true], [7, true], [7, false]]);
+    expect(pages.map((p) => [p.transactions.length, p.hasMore])).toEqual([
+      [7, true],
+      [7, true],
+      [7, true],
+      [7, false],
+    ]);
   });
 
   it("sort_order asc pages oldest first with the same guarantees", async () => {
@@ -140,10 +145,18 @@ describe("cursor pagination: the page contract", () => {
     const a = await accountWith(10);
     const first = await list({ filter: { accountId: a.id }, limit: 3 });
     const c = first.nextCursor;
-    await failsWith(list({ filter: { accountId: a.id, pending: false }, limit: 3, cursor: c }), "INVALID_CURSOR", /different filters.*restart from the first page/);
+    await failsWith(
+      list({ filter: { accountId: a.id, pending: false }, limit: 3, cursor: c }),
+      "INVALID_CURSOR",
+      /different filters.*restart from the first page/,
+    );
     await failsWith(list({ filter: {}, limit: 3, cursor: c }), "INVALID_CURSOR");
     await failsWith(list({ filter: { accountId: a.id }, limit: 3, cursor: c, sortOrder: "asc" }), "INVALID_CURSOR");
-    await failsWith(list({ filter: { accountId: a.id }, limit: 3, cursor: c, sortBy: "amount" }), "INVALID_CURSOR", /single page/);
+    await failsWith(
+      list({ filter: { accountId: a.id }, limit: 3, cursor: c, sortBy: "amount" }),
+      "INVALID_CURSOR",
+      /single page/,
+    );
     await failsWith(list({ filter: { accountId: a.id }, limit: 3, cursor: c, sortBy: "name" }), "INVALID_CURSOR");
     // A different limit is fine: only filters and sort are pinned.
     expect((await list({ filter: { accountId: a.id }, limit: 5, cursor: c })).transactions).toHaveLength(5);
@@ -152,7 +165,13 @@ describe("cursor pagination: the page contract", () => {
   it("a malformed, altered or expired cursor → INVALID_CURSOR, never a server error", async () => {
     const a = await accountWith(6);
     const first = await list({ filter: { accountId: a.id }, limit: 2 });
-    const payload = JSON.parse(Buffer.from(first.nextCursor, "base64url").toString()) as { d: string; i: string; f: string; w: string; t: number };
+    const payload = JSON.parse(Buffer.from(first.nextCursor, "base64url").toString()) as {
+      d: string;
+      i: string;
+      f: string;
+      w: string;
+      t: number;
+    };
     const forged = (patch: Partial<typeof payload>) => encodeCursor({ ...payload, ...patch });
     const bad = [
       "garbage",
@@ -169,7 +188,12 @@ describe("cursor pagination: the page contract", () => {
       forged({ w: "drop table" }),
       forged({ t: payload.t - 25 * 3600 }),
     ];
-    for (const cursor of bad) await failsWith(list({ filter: { accountId: a.id }, limit: 2, cursor }), "INVALID_CURSOR", /restart from the first page/);
+    for (const cursor of bad)
+      await failsWith(
+        list({ filter: { accountId: a.id }, limit: 2, cursor }),
+        "INVALID_CURSOR",
+        /restart from the first page/,
+      );
   });
 
   it("a cursor whose anchor transaction was deleted (soft or hard) → INVALID_CURSOR", async () => {
@@ -177,13 +201,23 @@ describe("cursor pagination: the page contract", () => {
     const first = await list({ filter: { accountId: a.id }, limit: 3 });
     const anchor = first.transactions[2].id;
     await query(em(), `update transactions set deleted_at = now() where id = ?`, [anchor]);
-    await failsWith(list({ filter: { accountId: a.id }, limit: 3, cursor: first.nextCursor }), "INVALID_CURSOR", /no longer exists/);
+    await failsWith(
+      list({ filter: { accountId: a.id }, limit: 3, cursor: first.nextCursor }),
+      "INVALID_CURSOR",
+      /no longer exists/,
+    );
     await query(em(), `update transactions set deleted_at = null where id = ?`, [anchor]);
-    expect((await list({ filter: { accountId: a.id }, limit: 3, cursor: first.nextCursor })).transactions).toHaveLength(3);
+    expect((await list({ filter: { accountId: a.id }, limit: 3, cursor: first.nextCursor })).transactions).toHaveLength(
+      3,
+    );
 
     const again = await list({ filter: { accountId: a.id }, limit: 3 });
     await query(em(), `delete from transactions where id = ?`, [again.transactions[2].id]);
-    await failsWith(list({ filter: { accountId: a.id }, limit: 3, cursor: again.nextCursor }), "INVALID_CURSOR", /no longer exists/);
+    await failsWith(
+      list({ filter: { accountId: a.id }, limit: 3, cursor: again.nextCursor }),
+      "INVALID_CURSOR",
+      /no longer exists/,
+    );
   });
 });
 
@@ -205,7 +239,9 @@ describe("cursor pagination: a consistent snapshot", () => {
     ]);
     // An unread row moves before the anchor with a new amount; a read one moves after it.
     await query(c, `update transactions set date = '2026-04-02', amount = 999 where id = ?`, [unread[0].id]);
-    await query(c, `update transactions set date = '2026-02-02', provider_name = 'renamed' where id = ?`, [before[0].id]);
+    await query(c, `update transactions set date = '2026-02-02', provider_name = 'renamed' where id = ?`, [
+      before[0].id,
+    ]);
     // An unread row leaves the filter, a pending one joins it, another is soft-deleted, another changed twice.
     await query(c, `update transactions set pending = true where id = ?`, [unread[1].id]);
     await query(c, `update transactions set pending = false where account_id = ? and pending`, [a.id]);
@@ -262,7 +298,10 @@ describe("cursor pagination: a consistent snapshot", () => {
   it("under a concurrent writer inserting and updating rows: no duplicates, no skips", async () => {
     const a = await accountWith(300, { days: 28, pendingEvery: 3 });
     const tag = crypto.randomUUID();
-    await query(em(), `insert into tags (id, short_id, slug, display_name) values (?, ?, 'conc', 'conc')`, [tag, newShortId()]);
+    await query(em(), `insert into tags (id, short_id, slug, display_name) values (?, ?, 'conc', 'conc')`, [
+      tag,
+      newShortId(),
+    ]);
     for (const filter of [{ accountId: a.id }, { accountId: a.id, pending: false }]) {
       const expected = await current(a.id, filter.pending === false ? "not pending" : "true");
       const page1 = await list({ filter, limit: 20 });
@@ -277,7 +316,14 @@ describe("cursor pagination: a consistent snapshot", () => {
           await writer.query(
             `insert into transactions (id, short_id, account_id, amount, iso_currency_code, date, provider, provider_transaction_id, provider_name, pending)
              values ($1, $2, $3, 1.23, 'USD', $4, 'csv', $5, 'concurrent insert', $6)`,
-            [crypto.randomUUID(), newShortId(), a.id, `2026-03-${String(day).padStart(2, "0")}`, `conc-${crypto.randomUUID()}`, i % 2 === 0],
+            [
+              crypto.randomUUID(),
+              newShortId(),
+              a.id,
+              `2026-03-${String(day).padStart(2, "0")}`,
+              `conc-${crypto.randomUUID()}`,
+              i % 2 === 0,
+            ],
           );
           const victim = expected[(i * 37) % expected.length].id;
           await writer.query(
@@ -289,8 +335,12 @@ describe("cursor pagination: a consistent snapshot", () => {
           if (i % 5 === 0) {
             // Several changes in one transaction, too.
             await writer.query("begin");
-            await writer.query(`update transactions set amount = amount + 1 where id = $1`, [expected[(i * 11) % expected.length].id]);
-            await writer.query(`update transactions set date = date - 3 where id = $1`, [expected[(i * 11) % expected.length].id]);
+            await writer.query(`update transactions set amount = amount + 1 where id = $1`, [
+              expected[(i * 11) % expected.length].id,
+            ]);
+            await writer.query(`update transactions set date = date - 3 where id = $1`, [
+              expected[(i * 11) % expected.length].id,
+            ]);
             await writer.query("commit");
           }
           writes++;
@@ -324,8 +374,17 @@ describe("transaction version retention", () => {
   it("purges versions replaced longer ago than the cursor lifetime, and only those", async () => {
     const a = await accountWith(3);
     for (const id of a.ids) await query(em(), `update transactions set amount = amount + 1 where id = ?`, [id]);
-    await query(em(), `update transaction_versions set superseded_at = now() - interval '26 hours' where id = ?`, [a.ids[0]]);
-    const count = async () => (await query<{ n: number }>(em(), `select count(*)::int as n from transaction_versions where id = any(?::uuid[])`, [`{${a.ids.join(",")}}`]))[0].n;
+    await query(em(), `update transaction_versions set superseded_at = now() - interval '26 hours' where id = ?`, [
+      a.ids[0],
+    ]);
+    const count = async () =>
+      (
+        await query<{ n: number }>(
+          em(),
+          `select count(*)::int as n from transaction_versions where id = any(?::uuid[])`,
+          [`{${a.ids.join(",")}}`],
+        )
+      )[0].n;
     expect(await count()).toBe(3);
     expect(await purgeTransactionVersions(em())).toBeGreaterThanOrEqual(1);
     expect(await count()).toBe(2);

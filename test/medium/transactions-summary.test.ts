@@ -32,7 +32,9 @@ beforeAll(async () => {
     { providerName: "f", amount: "0.30", date: "2026-01-04", isoCurrencyCode: "EUR", ...coffee },
     { providerName: "g", amount: "-5.00", date: "2026-02-02", isoCurrencyCode: "EUR" },
   ]);
-  const [gone] = await newTransactions(e, usd.id, [{ providerName: "deleted", amount: "500.00", date: "2026-01-04", ...coffee }]);
+  const [gone] = await newTransactions(e, usd.id, [
+    { providerName: "deleted", amount: "500.00", date: "2026-01-04", ...coffee },
+  ]);
   await query(e, `update transactions set deleted_at = now() where id = ?`, [gone]);
 });
 afterAll(async () => {
@@ -56,7 +58,11 @@ describe("transaction summary", () => {
           { cur: "USD", out: "0.30", in: "0.00", net: "0.30", n: 2 },
         ],
       },
-      { key: "income_salary", label: "Salary", totals: [{ cur: "USD", out: "0.00", in: "1000.05", net: "-1000.05", n: 1 }] },
+      {
+        key: "income_salary",
+        label: "Salary",
+        totals: [{ cur: "USD", out: "0.00", in: "1000.05", net: "-1000.05", n: 1 }],
+      },
       {
         key: "uncategorized",
         label: "Uncategorized",
@@ -94,7 +100,11 @@ describe("transaction summary", () => {
   });
 
   it("applies the list's filters, and an empty match is an empty summary", async () => {
-    const s = await summarizeTransactions(em(), filter({ categorySlug: "food_and_drink", maxAmount: "0.20" }), "category");
+    const s = await summarizeTransactions(
+      em(),
+      filter({ categorySlug: "food_and_drink", maxAmount: "0.20" }),
+      "category",
+    );
     expect(plain(s.totals)).toEqual([{ cur: "USD", out: "0.30", in: "0.00", net: "0.30", n: 2 }]);
     const none = await summarizeTransactions(em(), filter({ search: "no such name" }), "month");
     expect({ groups: none.groups, totals: none.totals }).toEqual({ groups: [], totals: [] });
@@ -106,8 +116,14 @@ describe("transaction summary", () => {
   });
 
   it("an unknown group_by or a bad filter → INVALID_PARAMETER", async () => {
-    for (const call of [summarizeTransactions(em(), filter(), "year"), summarizeTransactions(em(), filter({ minAmount: "x" }), "day")]) {
-      const e = await call.then(() => null, (err: unknown) => err);
+    for (const call of [
+      summarizeTransactions(em(), filter(), "year"),
+      summarizeTransactions(em(), filter({ minAmount: "x" }), "day"),
+    ]) {
+      const e = await call.then(
+        () => null,
+        (err: unknown) => err,
+      );
       expect(e).toBeInstanceOf(CofferError);
       expect((e as CofferError).code).toBe("INVALID_PARAMETER");
     }

@@ -32,7 +32,9 @@ describe("UserService (core)", () => {
 
     const renamed = (await s.core.users.updateUser({ id: created.shortId, name: "Annie" }, admin)).user!;
     expect(renamed).toMatchObject({ name: "Annie", email });
-    expect(timestampDate(renamed.updatedAt!).getTime()).toBeGreaterThanOrEqual(timestampDate(created.updatedAt!).getTime());
+    expect(timestampDate(renamed.updatedAt!).getTime()).toBeGreaterThanOrEqual(
+      timestampDate(created.updatedAt!).getTime(),
+    );
     const cleared = (await s.core.users.updateUser({ id: created.id, email: "" }, admin)).user!;
     expect(cleared.email).toBeUndefined();
     expect(cleared.name).toBe("Annie");

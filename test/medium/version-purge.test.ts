@@ -15,16 +15,20 @@ async function oldVersions(orm: Orm): Promise<string[]> {
   const account = await newAccount(em, user.id);
   const ids = await newTransactions(em, account.id, [{ providerName: "a" }, { providerName: "b" }]);
   for (const id of ids) await query(em, `update transactions set amount = amount + 1 where id = ?`, [id]);
-  await query(em, `update transaction_versions set superseded_at = now() - interval '26 hours' where id = any(?::uuid[])`, [
-    `{${ids.join(",")}}`,
-  ]);
+  await query(
+    em,
+    `update transaction_versions set superseded_at = now() - interval '26 hours' where id = any(?::uuid[])`,
+    [`{${ids.join(",")}}`],
+  );
   return ids;
 }
 
 async function versionCount(orm: Orm, ids: string[]): Promise<number> {
-  const rows = await query<{ n: number }>(orm.em.fork(), `select count(*)::int as n from transaction_versions where id = any(?::uuid[])`, [
-    `{${ids.join(",")}}`,
-  ]);
+  const rows = await query<{ n: number }>(
+    orm.em.fork(),
+    `select count(*)::int as n from transaction_versions where id = any(?::uuid[])`,
+    [`{${ids.join(",")}}`],
+  );
   return rows[0].n;
 }
 

@@ -15,7 +15,8 @@ afterAll(async () => {
   await s?.close();
 });
 
-const post = (payload: object, apiKey = s.adminKey) => s.rest.inject({ method: "POST", url: "/api/v1/accounts", headers: key(apiKey), payload });
+const post = (payload: object, apiKey = s.adminKey) =>
+  s.rest.inject({ method: "POST", url: "/api/v1/accounts", headers: key(apiKey), payload });
 const create = async (payload: object = {}) => {
   const res = await post({ user_id: ann.shortId, name: "Cash", type: "other", iso_currency_code: "USD", ...payload });
   expect(res.statusCode).toBe(201);
@@ -66,14 +67,27 @@ describe("accounts over REST", () => {
   it("GET /accounts lists visible accounts in an envelope; include_hidden and user_id filter", async () => {
     const visible = await create({ user_id: ben.shortId, name: "Ben visible" });
     const hidden = await create({ user_id: ben.shortId, name: "Ben hidden" });
-    const patched = await s.rest.inject({ method: "PATCH", url: `/api/v1/accounts/${hidden.short_id}`, headers: key(s.adminKey), payload: { hidden: true } });
+    const patched = await s.rest.inject({
+      method: "PATCH",
+      url: `/api/v1/accounts/${hidden.short_id}`,
+      headers: key(s.adminKey),
+      payload: { hidden: true },
+    });
     expect(patched.json().hidden).toBe(true);
 
-    const list = await s.rest.inject({ method: "GET", url: `/api/v1/accounts?user_id=${ben.shortId}`, headers: key(s.readKey) });
+    const list = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/accounts?user_id=${ben.shortId}`,
+      headers: key(s.readKey),
+    });
     expect(list.statusCode).toBe(200);
     expect(Object.keys(list.json())).toEqual(["accounts"]);
     expect(list.json().accounts.map((a: { id: string }) => a.id)).toEqual([visible.id]);
-    const all = await s.rest.inject({ method: "GET", url: `/api/v1/accounts?user_id=${ben.id}&include_hidden=true`, headers: key(s.readKey) });
+    const all = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/accounts?user_id=${ben.id}&include_hidden=true`,
+      headers: key(s.readKey),
+    });
     expect(all.json().accounts.map((a: { name: string }) => a.name)).toEqual(["Ben hidden", "Ben visible"]);
   });
 
@@ -94,20 +108,41 @@ describe("accounts over REST", () => {
   it.each(["zzzzzzzz", "abc", "00000000-0000-0000-0000-000000000000", "%27%20OR%201%3D1--", "x".repeat(300)])(
     "GET and PATCH /api/v1/accounts/%s → 404 NOT_FOUND, never 500",
     async (id) => {
-      expectEnvelope(await s.rest.inject({ method: "GET", url: `/api/v1/accounts/${id}`, headers: key(s.adminKey) }), "NOT_FOUND");
       expectEnvelope(
-        await s.rest.inject({ method: "PATCH", url: `/api/v1/accounts/${id}`, headers: key(s.adminKey), payload: { name: "x" } }),
+        await s.rest.inject({ method: "GET", url: `/api/v1/accounts/${id}`, headers: key(s.adminKey) }),
+        "NOT_FOUND",
+      );
+      expectEnvelope(
+        await s.rest.inject({
+          method: "PATCH",
+          url: `/api/v1/accounts/${id}`,
+          headers: key(s.adminKey),
+          payload: { name: "x" },
+        }),
         "NOT_FOUND",
       );
     },
   );
 
   it("an unknown owner → 404 NOT_FOUND (list filter, create and reassign)", async () => {
-    expectEnvelope(await s.rest.inject({ method: "GET", url: "/api/v1/accounts?user_id=zzzzzzzz", headers: key(s.adminKey) }), "NOT_FOUND", "User not found");
-    expectEnvelope(await post({ user_id: "zzzzzzzz", name: "X", type: "other", iso_currency_code: "USD" }), "NOT_FOUND", "User not found");
+    expectEnvelope(
+      await s.rest.inject({ method: "GET", url: "/api/v1/accounts?user_id=zzzzzzzz", headers: key(s.adminKey) }),
+      "NOT_FOUND",
+      "User not found",
+    );
+    expectEnvelope(
+      await post({ user_id: "zzzzzzzz", name: "X", type: "other", iso_currency_code: "USD" }),
+      "NOT_FOUND",
+      "User not found",
+    );
     const a = await create();
     expectEnvelope(
-      await s.rest.inject({ method: "PATCH", url: `/api/v1/accounts/${a.id}`, headers: key(s.adminKey), payload: { user_id: "zzzzzzzz" } }),
+      await s.rest.inject({
+        method: "PATCH",
+        url: `/api/v1/accounts/${a.id}`,
+        headers: key(s.adminKey),
+        payload: { user_id: "zzzzzzzz" },
+      }),
       "NOT_FOUND",
     );
   });
@@ -117,7 +152,11 @@ describe("accounts over REST", () => {
     ["missing user_id", "user_id", { name: "x", type: "other", iso_currency_code: "USD" }],
     ["an unknown type", "type", { user_id: "u", name: "x", type: "crypto", iso_currency_code: "USD" }],
     ["a 4-letter currency", "iso_currency_code", { user_id: "u", name: "x", type: "other", iso_currency_code: "USDX" }],
-    ["a boolean balance", "balance_current", { user_id: "u", name: "x", type: "other", iso_currency_code: "USD", balance_current: true }],
+    [
+      "a boolean balance",
+      "balance_current",
+      { user_id: "u", name: "x", type: "other", iso_currency_code: "USD", balance_current: true },
+    ],
     ["an unknown field", "color", { user_id: "u", name: "x", type: "other", iso_currency_code: "USD", color: "red" }],
   ])("POST with %s → 400 INVALID_PARAMETER naming %s", async (_what, param, payload) => {
     expect(expectEnvelope(await post(payload), "INVALID_PARAMETER").message).toContain(param);
@@ -129,30 +168,54 @@ describe("accounts over REST", () => {
     ["a bad mask", { mask: "12 34" }],
     ["a lowercase-only bad currency", { iso_currency_code: "u$d" }],
   ])("POST with %s → 400 VALIDATION_ERROR", async (_what, extra) => {
-    expectEnvelope(await post({ user_id: ann.id, name: "x", type: "other", iso_currency_code: "USD", ...extra }), "VALIDATION_ERROR");
+    expectEnvelope(
+      await post({ user_id: ann.id, name: "x", type: "other", iso_currency_code: "USD", ...extra }),
+      "VALIDATION_ERROR",
+    );
   });
 
   it("unknown query parameters and wrong types → 400 INVALID_PARAMETER", async () => {
-    const a = expectEnvelope(await s.rest.inject({ method: "GET", url: "/api/v1/accounts?limit=5", headers: key(s.adminKey) }), "INVALID_PARAMETER");
+    const a = expectEnvelope(
+      await s.rest.inject({ method: "GET", url: "/api/v1/accounts?limit=5", headers: key(s.adminKey) }),
+      "INVALID_PARAMETER",
+    );
     expect(a.message).toContain("limit");
-    const b = expectEnvelope(await s.rest.inject({ method: "GET", url: "/api/v1/accounts?include_hidden=maybe", headers: key(s.adminKey) }), "INVALID_PARAMETER");
+    const b = expectEnvelope(
+      await s.rest.inject({ method: "GET", url: "/api/v1/accounts?include_hidden=maybe", headers: key(s.adminKey) }),
+      "INVALID_PARAMETER",
+    );
     expect(b.message).toContain("include_hidden");
     const acc = await create();
     const c = expectEnvelope(
-      await s.rest.inject({ method: "PATCH", url: `/api/v1/accounts/${acc.id}`, headers: key(s.adminKey), payload: { hidden: "yes" } }),
+      await s.rest.inject({
+        method: "PATCH",
+        url: `/api/v1/accounts/${acc.id}`,
+        headers: key(s.adminKey),
+        payload: { hidden: "yes" },
+      }),
       "INVALID_PARAMETER",
     );
     expect(c.message).toContain("hidden");
   });
 
   it("writes need full_access → 403 INSUFFICIENT_SCOPE; reads work with read_only", async () => {
-    expectEnvelope(await post({ user_id: ann.id, name: "x", type: "other", iso_currency_code: "USD" }, s.readKey), "INSUFFICIENT_SCOPE");
-    const a = await create();
     expectEnvelope(
-      await s.rest.inject({ method: "PATCH", url: `/api/v1/accounts/${a.id}`, headers: key(s.readKey), payload: { name: "x" } }),
+      await post({ user_id: ann.id, name: "x", type: "other", iso_currency_code: "USD" }, s.readKey),
       "INSUFFICIENT_SCOPE",
     );
-    expect((await s.rest.inject({ method: "GET", url: `/api/v1/accounts/${a.id}`, headers: key(s.readKey) })).statusCode).toBe(200);
+    const a = await create();
+    expectEnvelope(
+      await s.rest.inject({
+        method: "PATCH",
+        url: `/api/v1/accounts/${a.id}`,
+        headers: key(s.readKey),
+        payload: { name: "x" },
+      }),
+      "INSUFFICIENT_SCOPE",
+    );
+    expect(
+      (await s.rest.inject({ method: "GET", url: `/api/v1/accounts/${a.id}`, headers: key(s.readKey) })).statusCode,
+    ).toBe(200);
     expectEnvelope(await s.rest.inject({ method: "GET", url: "/api/v1/accounts" }), "MISSING_CREDENTIALS");
   });
 });

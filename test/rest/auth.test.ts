@@ -8,9 +8,18 @@ let s: Stack;
 let revoked: string;
 beforeAll(async () => {
   s = await startStack();
-  const created = await s.rest.inject({ method: "POST", url: "/api/v1/api-keys", headers: key(s.adminKey), payload: { name: "gone", scope: "full_access" } });
+  const created = await s.rest.inject({
+    method: "POST",
+    url: "/api/v1/api-keys",
+    headers: key(s.adminKey),
+    payload: { name: "gone", scope: "full_access" },
+  });
   revoked = created.json().key;
-  await s.rest.inject({ method: "DELETE", url: `/api/v1/api-keys/${created.json().short_id}`, headers: key(s.adminKey) });
+  await s.rest.inject({
+    method: "DELETE",
+    url: `/api/v1/api-keys/${created.json().short_id}`,
+    headers: key(s.adminKey),
+  });
 });
 afterAll(async () => {
   await s?.close();
@@ -25,8 +34,14 @@ const endpoints: [string, Req][] = [
   ["GET /api/v1/api-keys", { method: "GET", url: "/api/v1/api-keys" }],
   ["POST /api/v1/api-keys", { method: "POST", url: "/api/v1/api-keys", payload: { name: "x", scope: "read_only" } }],
   ["DELETE /api/v1/api-keys/{id}", { method: "DELETE", url: "/api/v1/api-keys/abcdefgh" }],
-  ["POST /api/v1/auth/device-code/approve", { method: "POST", url: "/api/v1/auth/device-code/approve", payload: { user_code: "BCDF-GHJK" } }],
-  ["POST /api/v1/auth/device-code/deny", { method: "POST", url: "/api/v1/auth/device-code/deny", payload: { user_code: "BCDF-GHJK" } }],
+  [
+    "POST /api/v1/auth/device-code/approve",
+    { method: "POST", url: "/api/v1/auth/device-code/approve", payload: { user_code: "BCDF-GHJK" } },
+  ],
+  [
+    "POST /api/v1/auth/device-code/deny",
+    { method: "POST", url: "/api/v1/auth/device-code/deny", payload: { user_code: "BCDF-GHJK" } },
+  ],
 ];
 
 const credentials: [string, () => Record<string, string>, ErrorCode][] = [
@@ -37,12 +52,11 @@ const credentials: [string, () => Record<string, string>, ErrorCode][] = [
 ];
 
 describe("REST auth status codes", () => {
-  it.each(endpoints.flatMap(([name, req]) => credentials.map(([what, h, code]) => [name, what, req, h, code] as const)))(
-    "%s with %s → 401 %s",
-    async (_name, _what, req, headers, code) => {
-      expectEnvelope(await s.rest.inject({ ...req, headers: headers() }), code);
-    },
-  );
+  it.each(
+    endpoints.flatMap(([name, req]) => credentials.map(([what, h, code]) => [name, what, req, h, code] as const)),
+  )("%s with %s → 401 %s", async (_name, _what, req, headers, code) => {
+    expectEnvelope(await s.rest.inject({ ...req, headers: headers() }), code);
+  });
 
   it.each(endpoints.filter(([name]) => !/^GET \/api\/v1\/(keys\/me|users)/.test(name)))(
     "%s with a read_only key → 403 INSUFFICIENT_SCOPE",

@@ -21,7 +21,11 @@ const req = (method: "GET" | "POST" | "PUT" | "DELETE", url: string, payload?: o
 async function categorized(slug: string, count: number): Promise<string[]> {
   const em = s.orm.em.fork();
   const id = await categoryId(em, slug);
-  return newTransactions(em, accountId, Array.from({ length: count }, () => ({ categoryId: id, categorySource: "user" as const })));
+  return newTransactions(
+    em,
+    accountId,
+    Array.from({ length: count }, () => ({ categoryId: id, categorySource: "user" as const })),
+  );
 }
 
 describe("categories over REST", () => {
@@ -50,29 +54,58 @@ describe("categories over REST", () => {
     const created = await req("POST", "/api/v1/categories", { display_name: "Garden Center", parent_slug: "home" });
     expect(created.statusCode).toBe(201);
     const c = created.json();
-    expect(c).toMatchObject({ slug: "garden_center", display_name: "Garden Center", parent_slug: "home", children: [] });
-    for (const id of [c.slug, c.short_id, c.id]) expect((await req("GET", `/api/v1/categories/${id}`, undefined, s.readKey)).json().id).toBe(c.id);
+    expect(c).toMatchObject({
+      slug: "garden_center",
+      display_name: "Garden Center",
+      parent_slug: "home",
+      children: [],
+    });
+    for (const id of [c.slug, c.short_id, c.id])
+      expect((await req("GET", `/api/v1/categories/${id}`, undefined, s.readKey)).json().id).toBe(c.id);
 
-    const put = await req("PUT", `/api/v1/categories/${c.short_id}`, { display_name: "Garden", slug: "garden", parent_slug: null });
+    const put = await req("PUT", `/api/v1/categories/${c.short_id}`, {
+      display_name: "Garden",
+      slug: "garden",
+      parent_slug: null,
+    });
     expect(put.statusCode).toBe(200);
-    expect(put.json()).toMatchObject({ id: c.id, slug: "garden", display_name: "Garden", parent_slug: null, parent_id: null });
+    expect(put.json()).toMatchObject({
+      id: c.id,
+      slug: "garden",
+      display_name: "Garden",
+      parent_slug: null,
+      parent_id: null,
+    });
 
     const ids = await categorized("garden", 2);
     const del = await req("DELETE", "/api/v1/categories/garden");
     expect(del.statusCode).toBe(200);
     expect(del.json()).toEqual({ transactions_uncategorized: 2 });
-    const [row] = await query<{ category_id: string | null }>(s.orm.em.fork(), `select category_id from transactions where id = ?`, [ids[0]]);
+    const [row] = await query<{ category_id: string | null }>(
+      s.orm.em.fork(),
+      `select category_id from transactions where id = ?`,
+      [ids[0]],
+    );
     expect(row.category_id).toBeNull();
     expectEnvelope(await req("GET", `/api/v1/categories/${c.id}`), "NOT_FOUND");
   });
 
   it("POST /categories/:id/merge moves transactions and answers with the target and the count", async () => {
-    const src = (await req("POST", "/api/v1/categories", { display_name: "Lattes", parent_slug: "food_and_drink" })).json();
+    const src = (
+      await req("POST", "/api/v1/categories", { display_name: "Lattes", parent_slug: "food_and_drink" })
+    ).json();
     await categorized(src.slug, 3);
     const res = await req("POST", `/api/v1/categories/${src.short_id}/merge`, { into: "food_and_drink_coffee" });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ category: { slug: "food_and_drink_coffee", parent_slug: "food_and_drink" }, transactions_moved: 3 });
-    const notes = await query(s.orm.em.fork(), `select action from annotations where entity_id = ? order by created_at`, [src.id]);
+    expect(res.json()).toMatchObject({
+      category: { slug: "food_and_drink_coffee", parent_slug: "food_and_drink" },
+      transactions_moved: 3,
+    });
+    const notes = await query(
+      s.orm.em.fork(),
+      `select action from annotations where entity_id = ? order by created_at`,
+      [src.id],
+    );
     expect(notes).toEqual([{ action: "created" }, { action: "merged" }]);
   });
 
@@ -88,33 +121,63 @@ describe("categories over REST", () => {
   });
 
   it("bad input: schema violations → 400 INVALID_PARAMETER naming the field; rule violations → 400 VALIDATION_ERROR", async () => {
-    expect(expectEnvelope(await req("POST", "/api/v1/categories", { slug: "x" }), "INVALID_PARAMETER").message).toContain("display_name");
-    expect(expectEnvelope(await req("POST", "/api/v1/categories", { display_name: 5 }), "INVALID_PARAMETER").message).toContain("display_name");
-    expect(expectEnvelope(await req("PUT", "/api/v1/categories/travel", { parent: "x" }), "INVALID_PARAMETER").message).toContain("parent");
-    expect(expectEnvelope(await req("POST", "/api/v1/categories/travel/merge", {}), "INVALID_PARAMETER").message).toContain("into");
-    expectEnvelope(await req("POST", "/api/v1/categories", { display_name: "Bad", slug: "Not OK!" }), "VALIDATION_ERROR");
-    expectEnvelope(await req("POST", "/api/v1/categories", { display_name: "Deep", parent_slug: "travel_flights" }), "VALIDATION_ERROR");
-    expectEnvelope(await req("POST", "/api/v1/categories/travel_flights/merge", { into: "travel_flights" }), "VALIDATION_ERROR");
-    expectEnvelope(await req("POST", "/api/v1/categories", { display_name: "Orphan", parent_slug: "nope" }), "VALIDATION_ERROR");
-    expectEnvelope(await req("POST", "/api/v1/categories/travel_lodging/merge", { into: "no_such_category" }), "VALIDATION_ERROR");
+    expect(
+      expectEnvelope(await req("POST", "/api/v1/categories", { slug: "x" }), "INVALID_PARAMETER").message,
+    ).toContain("display_name");
+    expect(
+      expectEnvelope(await req("POST", "/api/v1/categories", { display_name: 5 }), "INVALID_PARAMETER").message,
+    ).toContain("display_name");
+    expect(
+      expectEnvelope(await req("PUT", "/api/v1/categories/travel", { parent: "x" }), "INVALID_PARAMETER").message,
+    ).toContain("parent");
+    expect(
+      expectEnvelope(await req("POST", "/api/v1/categories/travel/merge", {}), "INVALID_PARAMETER").message,
+    ).toContain("into");
+    expectEnvelope(
+      await req("POST", "/api/v1/categories", { display_name: "Bad", slug: "Not OK!" }),
+      "VALIDATION_ERROR",
+    );
+    expectEnvelope(
+      await req("POST", "/api/v1/categories", { display_name: "Deep", parent_slug: "travel_flights" }),
+      "VALIDATION_ERROR",
+    );
+    expectEnvelope(
+      await req("POST", "/api/v1/categories/travel_flights/merge", { into: "travel_flights" }),
+      "VALIDATION_ERROR",
+    );
+    expectEnvelope(
+      await req("POST", "/api/v1/categories", { display_name: "Orphan", parent_slug: "nope" }),
+      "VALIDATION_ERROR",
+    );
+    expectEnvelope(
+      await req("POST", "/api/v1/categories/travel_lodging/merge", { into: "no_such_category" }),
+      "VALIDATION_ERROR",
+    );
   });
 
-  it.each(["zzzzzzzz", "no_such_category", "00000000-0000-0000-0000-000000000000", "%27%20OR%201%3D1--", "x".repeat(300), "%E2%98%83"])(
-    "GET, PUT, DELETE and merge on /api/v1/categories/%s → 404 NOT_FOUND, never 500",
-    async (id) => {
-      expectEnvelope(await req("GET", `/api/v1/categories/${id}`), "NOT_FOUND");
-      expectEnvelope(await req("PUT", `/api/v1/categories/${id}`, { display_name: "x" }), "NOT_FOUND");
-      expectEnvelope(await req("DELETE", `/api/v1/categories/${id}`), "NOT_FOUND");
-      expectEnvelope(await req("POST", `/api/v1/categories/${id}/merge`, { into: "travel" }), "NOT_FOUND");
-    },
-  );
+  it.each([
+    "zzzzzzzz",
+    "no_such_category",
+    "00000000-0000-0000-0000-000000000000",
+    "%27%20OR%201%3D1--",
+    "x".repeat(300),
+    "%E2%98%83",
+  ])("GET, PUT, DELETE and merge on /api/v1/categories/%s → 404 NOT_FOUND, never 500", async (id) => {
+    expectEnvelope(await req("GET", `/api/v1/categories/${id}`), "NOT_FOUND");
+    expectEnvelope(await req("PUT", `/api/v1/categories/${id}`, { display_name: "x" }), "NOT_FOUND");
+    expectEnvelope(await req("DELETE", `/api/v1/categories/${id}`), "NOT_FOUND");
+    expectEnvelope(await req("POST", `/api/v1/categories/${id}/merge`, { into: "travel" }), "NOT_FOUND");
+  });
 
   it("writes need full_access → 403 INSUFFICIENT_SCOPE", async () => {
     const r = s.readKey;
     expectEnvelope(await req("POST", "/api/v1/categories", { display_name: "Nope" }, r), "INSUFFICIENT_SCOPE");
     expectEnvelope(await req("PUT", "/api/v1/categories/travel", { display_name: "Nope" }, r), "INSUFFICIENT_SCOPE");
     expectEnvelope(await req("DELETE", "/api/v1/categories/travel_car_rental", undefined, r), "INSUFFICIENT_SCOPE");
-    expectEnvelope(await req("POST", "/api/v1/categories/travel_car_rental/merge", { into: "travel" }, r), "INSUFFICIENT_SCOPE");
+    expectEnvelope(
+      await req("POST", "/api/v1/categories/travel_car_rental/merge", { into: "travel" }, r),
+      "INSUFFICIENT_SCOPE",
+    );
     expect((await req("GET", "/api/v1/categories/travel_car_rental", undefined, r)).statusCode).toBe(200);
   });
 });

@@ -36,7 +36,11 @@ async function counterpartyIds(ids: string[]): Promise<(string | null)[]> {
 
 describe("counterparties over REST", () => {
   it("POST (201), GET list {counterparties} with search, GET and PATCH by short id or UUID", async () => {
-    const res = await req("POST", "/api/v1/counterparties", { name: "Maple Property Management", type: "organization", notes: "Landlord" });
+    const res = await req("POST", "/api/v1/counterparties", {
+      name: "Maple Property Management",
+      type: "organization",
+      notes: "Landlord",
+    });
     expect(res.statusCode).toBe(201);
     const c = res.json();
     expect(c).toEqual({
@@ -53,9 +57,12 @@ describe("counterparties over REST", () => {
     const list = await req("GET", "/api/v1/counterparties?search=maple", undefined, s.readKey);
     expect(list.statusCode).toBe(200);
     expect(list.json()).toEqual({ counterparties: [c] });
-    expect((await req("GET", "/api/v1/counterparties", undefined, s.readKey)).json().counterparties.length).toBeGreaterThanOrEqual(2);
+    expect(
+      (await req("GET", "/api/v1/counterparties", undefined, s.readKey)).json().counterparties.length,
+    ).toBeGreaterThanOrEqual(2);
 
-    for (const id of [c.id, c.short_id]) expect((await req("GET", `/api/v1/counterparties/${id}`, undefined, s.readKey)).json()).toEqual(c);
+    for (const id of [c.id, c.short_id])
+      expect((await req("GET", `/api/v1/counterparties/${id}`, undefined, s.readKey)).json()).toEqual(c);
     const patched = await req("PATCH", `/api/v1/counterparties/${c.short_id}`, { notes: null, type: "person" });
     expect(patched.statusCode).toBe(200);
     expect(patched.json()).toMatchObject({ id: c.id, notes: null, type: "person", name: c.name });
@@ -76,18 +83,27 @@ describe("counterparties over REST", () => {
     expect(assigned.json()).toEqual({ updated: 2 });
     expect(await counterpartyIds(ids)).toEqual([c.id, c.id]);
 
-    const unassigned = await req("DELETE", `/api/v1/counterparties/${c.id}/transactions`, { transaction_ids: [ids[0]] });
+    const unassigned = await req("DELETE", `/api/v1/counterparties/${c.id}/transactions`, {
+      transaction_ids: [ids[0]],
+    });
     expect(unassigned.statusCode).toBe(200);
     expect(unassigned.json()).toEqual({ updated: 1 });
     expect(await counterpartyIds(ids)).toEqual([null, c.id]);
-    const notes = await query(s.orm.em.fork(), `select action from annotations where transaction_id = ? order by created_at, id`, [ids[0]]);
+    const notes = await query(
+      s.orm.em.fork(),
+      `select action from annotations where transaction_id = ? order by created_at, id`,
+      [ids[0]],
+    );
     expect(notes).toEqual([{ action: "counterparty_assigned" }, { action: "counterparty_unassigned" }]);
   });
 
   it("assignment is all or nothing: an unknown transaction id → 404 NOT_FOUND and nothing changes", async () => {
     const c = await create();
     const ids = await newTransactions(s.orm.em.fork(), accountId, [{}]);
-    expectEnvelope(await req("POST", `/api/v1/counterparties/${c.id}/transactions`, { transaction_ids: [ids[0], "zzzzzzzz"] }), "NOT_FOUND");
+    expectEnvelope(
+      await req("POST", `/api/v1/counterparties/${c.id}/transactions`, { transaction_ids: [ids[0], "zzzzzzzz"] }),
+      "NOT_FOUND",
+    );
     expect(await counterpartyIds(ids)).toEqual([null]);
   });
 
@@ -104,8 +120,13 @@ describe("counterparties over REST", () => {
   });
 
   it("bad input: schema → 400 INVALID_PARAMETER naming the field; rules → 400 VALIDATION_ERROR", async () => {
-    expect(expectEnvelope(await req("POST", "/api/v1/counterparties", { type: "person" }), "INVALID_PARAMETER").message).toContain("name");
-    expect(expectEnvelope(await req("POST", "/api/v1/counterparties", { name: "x", type: "robot" }), "INVALID_PARAMETER").message).toContain("type");
+    expect(
+      expectEnvelope(await req("POST", "/api/v1/counterparties", { type: "person" }), "INVALID_PARAMETER").message,
+    ).toContain("name");
+    expect(
+      expectEnvelope(await req("POST", "/api/v1/counterparties", { name: "x", type: "robot" }), "INVALID_PARAMETER")
+        .message,
+    ).toContain("type");
     expect(expectEnvelope(await req("GET", "/api/v1/counterparties?q=x"), "INVALID_PARAMETER").message).toContain("q");
     expectEnvelope(await req("POST", "/api/v1/counterparties", { name: "   " }), "VALIDATION_ERROR");
   });
@@ -115,8 +136,14 @@ describe("counterparties over REST", () => {
     async (id) => {
       expectEnvelope(await req("GET", `/api/v1/counterparties/${id}`), "NOT_FOUND");
       expectEnvelope(await req("PATCH", `/api/v1/counterparties/${id}`, { name: "x" }), "NOT_FOUND");
-      expectEnvelope(await req("POST", `/api/v1/counterparties/${id}/transactions`, { transaction_ids: ["zzzzzzzz"] }), "NOT_FOUND");
-      expectEnvelope(await req("DELETE", `/api/v1/counterparties/${id}/transactions`, { transaction_ids: ["zzzzzzzz"] }), "NOT_FOUND");
+      expectEnvelope(
+        await req("POST", `/api/v1/counterparties/${id}/transactions`, { transaction_ids: ["zzzzzzzz"] }),
+        "NOT_FOUND",
+      );
+      expectEnvelope(
+        await req("DELETE", `/api/v1/counterparties/${id}/transactions`, { transaction_ids: ["zzzzzzzz"] }),
+        "NOT_FOUND",
+      );
     },
   );
 
@@ -125,7 +152,13 @@ describe("counterparties over REST", () => {
     const r = s.readKey;
     expectEnvelope(await req("POST", "/api/v1/counterparties", { name: "Nope" }, r), "INSUFFICIENT_SCOPE");
     expectEnvelope(await req("PATCH", `/api/v1/counterparties/${c.id}`, { name: "Nope" }, r), "INSUFFICIENT_SCOPE");
-    expectEnvelope(await req("POST", `/api/v1/counterparties/${c.id}/transactions`, { transaction_ids: ["zzzzzzzz"] }, r), "INSUFFICIENT_SCOPE");
-    expectEnvelope(await req("DELETE", `/api/v1/counterparties/${c.id}/transactions`, { transaction_ids: ["zzzzzzzz"] }, r), "INSUFFICIENT_SCOPE");
+    expectEnvelope(
+      await req("POST", `/api/v1/counterparties/${c.id}/transactions`, { transaction_ids: ["zzzzzzzz"] }, r),
+      "INSUFFICIENT_SCOPE",
+    );
+    expectEnvelope(
+      await req("DELETE", `/api/v1/counterparties/${c.id}/transactions`, { transaction_ids: ["zzzzzzzz"] }, r),
+      "INSUFFICIENT_SCOPE",
+    );
   });
 });

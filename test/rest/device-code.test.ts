@@ -13,14 +13,30 @@ afterAll(async () => {
 });
 
 async function create(st: Stack = s, payload?: object) {
-  const res = await st.rest.inject({ method: "POST", url: "/api/v1/auth/device-code", ...(payload ? { payload } : {}) });
+  const res = await st.rest.inject({
+    method: "POST",
+    url: "/api/v1/auth/device-code",
+    ...(payload ? { payload } : {}),
+  });
   expect(res.statusCode).toBe(201);
-  return res.json() as { device_code: string; user_code: string; verification_url: string; expires_in: number; interval: number };
+  return res.json() as {
+    device_code: string;
+    user_code: string;
+    verification_url: string;
+    expires_in: number;
+    interval: number;
+  };
 }
-const poll = (device_code: string, st: Stack = s) => st.rest.inject({ method: "POST", url: "/api/v1/auth/device-code/poll", payload: { device_code } });
+const poll = (device_code: string, st: Stack = s) =>
+  st.rest.inject({ method: "POST", url: "/api/v1/auth/device-code/poll", payload: { device_code } });
 /** apiKey null sends no key at all. */
 const decide = (action: "approve" | "deny", payload: object, apiKey: string | null = s.adminKey, st: Stack = s) =>
-  st.rest.inject({ method: "POST", url: `/api/v1/auth/device-code/${action}`, headers: apiKey ? key(apiKey) : {}, payload });
+  st.rest.inject({
+    method: "POST",
+    url: `/api/v1/auth/device-code/${action}`,
+    headers: apiKey ? key(apiKey) : {},
+    payload,
+  });
 
 describe("device-code login over REST", () => {
   it("create needs no key and returns the code, user code, URL, TTL and interval", async () => {
@@ -73,7 +89,10 @@ describe("device-code login over REST", () => {
     expect(me.statusCode).toBe(200);
     expect(me.json()).toMatchObject({ scope: "read_only", name: "cli on laptop", actor_type: "agent" });
     expect((await s.rest.inject({ method: "GET", url: "/api/v1/users", headers: key(token) })).statusCode).toBe(200);
-    expectEnvelope(await s.rest.inject({ method: "POST", url: "/api/v1/users", headers: key(token), payload: { name: "x" } }), "INSUFFICIENT_SCOPE");
+    expectEnvelope(
+      await s.rest.inject({ method: "POST", url: "/api/v1/users", headers: key(token), payload: { name: "x" } }),
+      "INSUFFICIENT_SCOPE",
+    );
   });
 
   it("an approved full_access token may write", async () => {
@@ -82,7 +101,12 @@ describe("device-code login over REST", () => {
     const token = (await poll(c.device_code)).json().token;
     const me = await s.rest.inject({ method: "GET", url: "/api/v1/keys/me", headers: key(token) });
     expect(me.json()).toMatchObject({ scope: "full_access", name: "admin tablet" });
-    const created = await s.rest.inject({ method: "POST", url: "/api/v1/users", headers: key(token), payload: { name: "Via device" } });
+    const created = await s.rest.inject({
+      method: "POST",
+      url: "/api/v1/users",
+      headers: key(token),
+      payload: { name: "Via device" },
+    });
     expect(created.statusCode).toBe(201);
   });
 
@@ -151,7 +175,12 @@ describe("device-code login over REST", () => {
   it("create and poll ignore a bad X-API-Key: the device code is the credential", async () => {
     const res = await s.rest.inject({ method: "POST", url: "/api/v1/auth/device-code", headers: key("junk") });
     expect(res.statusCode).toBe(201);
-    const pollRes = await s.rest.inject({ method: "POST", url: "/api/v1/auth/device-code/poll", headers: key("junk"), payload: { device_code: res.json().device_code } });
+    const pollRes = await s.rest.inject({
+      method: "POST",
+      url: "/api/v1/auth/device-code/poll",
+      headers: key("junk"),
+      payload: { device_code: res.json().device_code },
+    });
     expect(pollRes.json()).toEqual({ status: "authorization_pending" });
   });
 });

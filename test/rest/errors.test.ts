@@ -23,7 +23,11 @@ const testRoutes: RestRoute[] = [
     schema: {
       querystring: {
         type: "object",
-        properties: { limit: { type: "integer", minimum: 1, maximum: 500 }, pending: { type: "boolean" }, sort: { type: "string", enum: ["date", "amount"] } },
+        properties: {
+          limit: { type: "integer", minimum: 1, maximum: 500 },
+          pending: { type: "boolean" },
+          sort: { type: "string", enum: ["date", "amount"] },
+        },
         additionalProperties: false,
       },
     },

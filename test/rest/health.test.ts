@@ -10,7 +10,11 @@ let noCore: Awaited<ReturnType<typeof buildRestApp>>;
 beforeAll(async () => {
   s = await startStack();
   // Nothing listens on port 1: this gateway's core is down.
-  noCore = await buildRestApp({ core: coreClients(coreTransport("http://127.0.0.1:1")), version: VERSION, logger: false });
+  noCore = await buildRestApp({
+    core: coreClients(coreTransport("http://127.0.0.1:1")),
+    version: VERSION,
+    logger: false,
+  });
 });
 afterAll(async () => {
   await noCore?.close();
@@ -31,12 +35,20 @@ describe("health and version over REST", () => {
   });
 
   it("with the core down: live stays 200, ready is 503 UNAVAILABLE", async () => {
-    for (const url of ["/health", "/health/live"]) expect((await noCore.inject({ method: "GET", url })).statusCode).toBe(200);
-    expectEnvelope(await noCore.inject({ method: "GET", url: "/health/ready" }), "UNAVAILABLE", "The Coffer core is not reachable");
+    for (const url of ["/health", "/health/live"])
+      expect((await noCore.inject({ method: "GET", url })).statusCode).toBe(200);
+    expectEnvelope(
+      await noCore.inject({ method: "GET", url: "/health/ready" }),
+      "UNAVAILABLE",
+      "The Coffer core is not reachable",
+    );
   });
 
   it("with the core down, API calls are 503 UNAVAILABLE, not 500", async () => {
-    expectEnvelope(await noCore.inject({ method: "GET", url: "/api/v1/users", headers: key(s.adminKey) }), "UNAVAILABLE");
+    expectEnvelope(
+      await noCore.inject({ method: "GET", url: "/api/v1/users", headers: key(s.adminKey) }),
+      "UNAVAILABLE",
+    );
     expectEnvelope(await noCore.inject({ method: "GET", url: "/api/v1/version" }), "UNAVAILABLE");
   });
 
@@ -44,7 +56,11 @@ describe("health and version over REST", () => {
     const t = await startStack();
     try {
       await t.orm.close(true);
-      expectEnvelope(await t.rest.inject({ method: "GET", url: "/health/ready" }), "UNAVAILABLE", "The database is not reachable");
+      expectEnvelope(
+        await t.rest.inject({ method: "GET", url: "/health/ready" }),
+        "UNAVAILABLE",
+        "The database is not reachable",
+      );
       expect((await t.rest.inject({ method: "GET", url: "/health/live" })).statusCode).toBe(200);
     } finally {
       await t.close().catch(() => undefined);

@@ -51,7 +51,9 @@ describe("REST gateway shutdown", () => {
     expect((await res).status).toBe(200);
     expect(await (await res).json()).toEqual({ ok: true });
     // close() resolves once the connection that carried it is gone (no 72 s keep-alive wait).
-    await expect(Promise.race([closed.then(() => "closed"), new Promise((r) => setTimeout(() => r("hung"), 3000))])).resolves.toBe("closed");
+    await expect(
+      Promise.race([closed.then(() => "closed"), new Promise((r) => setTimeout(() => r("hung"), 3000))]),
+    ).resolves.toBe("closed");
   });
 
   it("closes a busy keep-alive connection after its answer; a request pipelined behind it is not half-served", async () => {

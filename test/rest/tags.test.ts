@@ -39,7 +39,8 @@ describe("tags over REST", () => {
     expect(Object.keys(list.json())).toEqual(["tags"]);
     expect(list.json().tags.map((t: { slug: string }) => t.slug)).toEqual(["tax_deductible", "vacation"]);
 
-    for (const id of ["vacation", b.short_id, b.id]) expect((await req("GET", `/api/v1/tags/${id}`, undefined, s.readKey)).json()).toEqual(b);
+    for (const id of ["vacation", b.short_id, b.id])
+      expect((await req("GET", `/api/v1/tags/${id}`, undefined, s.readKey)).json()).toEqual(b);
     const patched = await req("PATCH", "/api/v1/tags/vacation", { display_name: "Holidays", color: "#123456" });
     expect(patched.statusCode).toBe(200);
     expect(patched.json()).toMatchObject({ id: b.id, slug: "vacation", display_name: "Holidays", color: "#123456" });
@@ -52,11 +53,15 @@ describe("tags over REST", () => {
     const del = await req("DELETE", `/api/v1/tags/${t.slug}`);
     expect(del.statusCode).toBe(204);
     expect(del.body).toBe("");
-    const [row] = await query<{ tag_ids: string[] }>(s.orm.em.fork(), `select tag_ids from transactions where id = ?`, [tx]);
-    expect(row.tag_ids).toEqual([]);
-    const notes = await query(s.orm.em.fork(), `select action, transaction_id from annotations where entity_id = any(?::uuid[]) order by created_at`, [
-      pgArray([tx]),
+    const [row] = await query<{ tag_ids: string[] }>(s.orm.em.fork(), `select tag_ids from transactions where id = ?`, [
+      tx,
     ]);
+    expect(row.tag_ids).toEqual([]);
+    const notes = await query(
+      s.orm.em.fork(),
+      `select action, transaction_id from annotations where entity_id = any(?::uuid[]) order by created_at`,
+      [pgArray([tx])],
+    );
     expect(notes).toEqual([{ action: "tag_removed", transaction_id: tx }]);
     expectEnvelope(await req("GET", `/api/v1/tags/${t.id}`), "NOT_FOUND");
   });
@@ -69,27 +74,40 @@ describe("tags over REST", () => {
   });
 
   it("bad input: schema → 400 INVALID_PARAMETER naming the field; rules → 400 VALIDATION_ERROR", async () => {
-    expect(expectEnvelope(await req("POST", "/api/v1/tags", { slug: 1 }), "INVALID_PARAMETER").message).toContain("slug");
-    expect(expectEnvelope(await req("POST", "/api/v1/tags", { name: "x" }), "INVALID_PARAMETER").message).toContain("name");
-    expect(expectEnvelope(await req("PATCH", "/api/v1/tags/vacation", { slug: "" }), "INVALID_PARAMETER").message).toContain("slug");
+    expect(expectEnvelope(await req("POST", "/api/v1/tags", { slug: 1 }), "INVALID_PARAMETER").message).toContain(
+      "slug",
+    );
+    expect(expectEnvelope(await req("POST", "/api/v1/tags", { name: "x" }), "INVALID_PARAMETER").message).toContain(
+      "name",
+    );
+    expect(
+      expectEnvelope(await req("PATCH", "/api/v1/tags/vacation", { slug: "" }), "INVALID_PARAMETER").message,
+    ).toContain("slug");
     expectEnvelope(await req("GET", "/api/v1/tags?sort=slug"), "INVALID_PARAMETER");
     expectEnvelope(await req("POST", "/api/v1/tags", {}), "VALIDATION_ERROR");
     expectEnvelope(await req("POST", "/api/v1/tags", { slug: "ok_slug", color: "green" }), "VALIDATION_ERROR");
     expectEnvelope(await req("POST", "/api/v1/tags", { slug: "Not a slug!" }), "VALIDATION_ERROR");
   });
 
-  it.each(["zzzzzzzz", "no_such_tag", "00000000-0000-0000-0000-000000000000", "%27%20OR%201%3D1--", "x".repeat(300), "%E2%98%83"])(
-    "GET, PATCH and DELETE /api/v1/tags/%s → 404 NOT_FOUND, never 500",
-    async (id) => {
-      expectEnvelope(await req("GET", `/api/v1/tags/${id}`), "NOT_FOUND");
-      expectEnvelope(await req("PATCH", `/api/v1/tags/${id}`, { display_name: "x" }), "NOT_FOUND");
-      expectEnvelope(await req("DELETE", `/api/v1/tags/${id}`), "NOT_FOUND");
-    },
-  );
+  it.each([
+    "zzzzzzzz",
+    "no_such_tag",
+    "00000000-0000-0000-0000-000000000000",
+    "%27%20OR%201%3D1--",
+    "x".repeat(300),
+    "%E2%98%83",
+  ])("GET, PATCH and DELETE /api/v1/tags/%s → 404 NOT_FOUND, never 500", async (id) => {
+    expectEnvelope(await req("GET", `/api/v1/tags/${id}`), "NOT_FOUND");
+    expectEnvelope(await req("PATCH", `/api/v1/tags/${id}`, { display_name: "x" }), "NOT_FOUND");
+    expectEnvelope(await req("DELETE", `/api/v1/tags/${id}`), "NOT_FOUND");
+  });
 
   it("writes need full_access → 403 INSUFFICIENT_SCOPE", async () => {
     expectEnvelope(await req("POST", "/api/v1/tags", { slug: "nope" }, s.readKey), "INSUFFICIENT_SCOPE");
-    expectEnvelope(await req("PATCH", "/api/v1/tags/vacation", { display_name: "nope" }, s.readKey), "INSUFFICIENT_SCOPE");
+    expectEnvelope(
+      await req("PATCH", "/api/v1/tags/vacation", { display_name: "nope" }, s.readKey),
+      "INSUFFICIENT_SCOPE",
+    );
     expectEnvelope(await req("DELETE", "/api/v1/tags/vacation", undefined, s.readKey), "INSUFFICIENT_SCOPE");
     expect((await req("GET", "/api/v1/tags/vacation", undefined, s.readKey)).statusCode).toBe(200);
   });

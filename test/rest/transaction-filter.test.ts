@@ -7,7 +7,11 @@ import { buildRestApp } from "../../gateways/rest/app.js";
 import { querystringOf } from "../../gateways/rest/route.js";
 import { transactionReadRoutes } from "../../gateways/rest/routes/transactions-read.js";
 import type { CoreClients } from "../../gateways/shared/core-client.js";
-import { transactionFilterShape, transactionListShape, transactionSummaryShape } from "../../gateways/shared/transaction-filter.js";
+import {
+  transactionFilterShape,
+  transactionListShape,
+  transactionSummaryShape,
+} from "../../gateways/shared/transaction-filter.js";
 import { expectEnvelope } from "../helpers/rest.js";
 
 /** A core that only records what the REST gateway asks for. */
@@ -64,8 +68,18 @@ describe("REST transaction filters from the shared zod definition", () => {
   it("REST and MCP take the same filter parameters", () => {
     expect(Object.keys(transactionFilterShape.rest)).toEqual(Object.keys(transactionFilterShape.mcp));
     expect(Object.keys(z.toJSONSchema(z.object(transactionFilterShape.rest)).properties!)).toEqual([
-      "start_date", "end_date", "account_id", "user_id", "category_slug", "min_amount", "max_amount",
-      "pending", "search", "search_mode", "tags", "any_tag",
+      "start_date",
+      "end_date",
+      "account_id",
+      "user_id",
+      "category_slug",
+      "min_amount",
+      "max_amount",
+      "pending",
+      "search",
+      "search_mode",
+      "tags",
+      "any_tag",
     ]);
   });
 
@@ -81,7 +95,10 @@ describe("REST transaction filters from the shared zod definition", () => {
     expect((await sent("/api/v1/transactions?tags=trip")).filter.tags).toEqual(["trip"]);
     expect((await sent("/api/v1/transactions?tags=trip,%20work")).filter.tags).toEqual(["trip, work"]);
     expect((await sent("/api/v1/transactions/count?tags=trip&tags=work")).filter.tags).toEqual(["trip", "work"]);
-    expect((await sent("/api/v1/transactions/summary?any_tag=a,b&any_tag=c&group_by=month")).filter.anyTag).toEqual(["a,b", "c"]);
+    expect((await sent("/api/v1/transactions/summary?any_tag=a,b&any_tag=c&group_by=month")).filter.anyTag).toEqual([
+      "a,b",
+      "c",
+    ]);
     expect((await sent(`/api/v1/transactions?${many("tags", 50)}`)).filter.tags).toHaveLength(50);
   });
 
@@ -101,7 +118,11 @@ describe("REST transaction filters from the shared zod definition", () => {
     ["group_by=month", /unknown query parameter group_by/],
   ])("?%.40s → 400 INVALID_PARAMETER before the core is asked", async (qs, message) => {
     seen.length = 0;
-    expectEnvelope(await app.inject({ method: "GET", url: `/api/v1/transactions?${qs}` }), "INVALID_PARAMETER", message);
+    expectEnvelope(
+      await app.inject({ method: "GET", url: `/api/v1/transactions?${qs}` }),
+      "INVALID_PARAMETER",
+      message,
+    );
     expect(seen).toHaveLength(0);
   });
 });

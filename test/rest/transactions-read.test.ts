@@ -21,9 +21,16 @@ beforeAll(async () => {
   giro = await newAccount(em, user.id, { name: "Giro", currency: "EUR" });
   const coffee = { categoryId: await categoryId(em, "food_and_drink_coffee"), categorySource: "user" as const };
   const trip = crypto.randomUUID();
-  await query(em, `insert into tags (id, short_id, slug, display_name, color) values (?, ?, 'trip', 'Trip', '#00aa00')`, [trip, newShortId()]);
+  await query(
+    em,
+    `insert into tags (id, short_id, slug, display_name, color) values (?, ?, 'trip', 'Trip', '#00aa00')`,
+    [trip, newShortId()],
+  );
   const work = crypto.randomUUID();
-  await query(em, `insert into tags (id, short_id, slug, display_name) values (?, ?, 'work', 'Work')`, [work, newShortId()]);
+  await query(em, `insert into tags (id, short_id, slug, display_name) values (?, ?, 'work', 'Work')`, [
+    work,
+    newShortId(),
+  ]);
   [coffeeId] = await newTransactions(em, checking.id, [
     {
       providerName: "STARBUCKS #1",
@@ -39,7 +46,9 @@ beforeAll(async () => {
     { providerName: "Espresso Bar", amount: "0.20", date: "2026-01-04", ...coffee, tagIds: [trip] },
     { providerName: "ACME PAYROLL", amount: "-1500.00", date: "2026-01-05", pending: true },
   ]);
-  await newTransactions(em, giro.id, [{ providerName: "Bäckerei", amount: "2.35", date: "2026-01-06", isoCurrencyCode: "EUR", tagIds: [work] }]);
+  await newTransactions(em, giro.id, [
+    { providerName: "Bäckerei", amount: "2.35", date: "2026-01-06", isoCurrencyCode: "EUR", tagIds: [work] },
+  ]);
   [deletedId] = await newTransactions(em, checking.id, [{ providerName: "Gone", date: "2026-01-07" }]);
   await query(em, `update transactions set deleted_at = now() where id = ?`, [deletedId]);
 });
@@ -58,7 +67,12 @@ describe("GET /api/v1/transactions", () => {
     expect(Object.keys(body).sort()).toEqual(["has_more", "next_cursor", "transactions"]);
     expect(body.has_more).toBe(false);
     expect(body.next_cursor).toBe("");
-    expect(body.transactions.map((t: { name: string }) => t.name)).toEqual(["Bäckerei", "ACME PAYROLL", "Espresso Bar", "Starbucks"]);
+    expect(body.transactions.map((t: { name: string }) => t.name)).toEqual([
+      "Bäckerei",
+      "ACME PAYROLL",
+      "Espresso Bar",
+      "Starbucks",
+    ]);
     const t = body.transactions[3];
     expect(t).toEqual({
       id: coffeeId,
@@ -162,7 +176,11 @@ describe("GET /api/v1/transactions", () => {
   it("a malformed cursor → 400 INVALID_CURSOR; a cursor with other filters → INVALID_CURSOR", async () => {
     expectEnvelope(await get("/api/v1/transactions?cursor=garbage"), "INVALID_CURSOR", /restart from the first page/);
     const first = (await get("/api/v1/transactions?limit=1")).json();
-    expectEnvelope(await get(`/api/v1/transactions?limit=1&pending=false&cursor=${first.next_cursor}`), "INVALID_CURSOR", /different filters/);
+    expectEnvelope(
+      await get(`/api/v1/transactions?limit=1&pending=false&cursor=${first.next_cursor}`),
+      "INVALID_CURSOR",
+      /different filters/,
+    );
   });
 
   it("an unknown or malformed account_id / user_id → 404 NOT_FOUND", async () => {
@@ -172,7 +190,10 @@ describe("GET /api/v1/transactions", () => {
   });
 
   it("gRPC and Connect callers get the same validation as REST callers", async () => {
-    await expectCoreError(s.core.transactions.listTransactions({ limit: 501 }, withKey(s.readKey)), "INVALID_PARAMETER");
+    await expectCoreError(
+      s.core.transactions.listTransactions({ limit: 501 }, withKey(s.readKey)),
+      "INVALID_PARAMETER",
+    );
     await expectCoreError(s.core.transactions.listTransactions({ limit: -5 }, withKey(s.readKey)), "INVALID_PARAMETER");
     await expectCoreError(s.core.transactions.listTransactions({ cursor: "x" }, withKey(s.readKey)), "INVALID_CURSOR");
     const r = await s.core.transactions.listTransactions({}, withKey(s.readKey));
@@ -183,7 +204,9 @@ describe("GET /api/v1/transactions", () => {
 describe("GET /api/v1/transactions/count and /summary", () => {
   it("count → {count} for the same filters (not captured by /transactions/:id)", async () => {
     expect((await get("/api/v1/transactions/count")).json()).toEqual({ count: 4 });
-    expect((await get("/api/v1/transactions/count?category_slug=food_and_drink_coffee&min_amount=0.15")).json()).toEqual({ count: 1 });
+    expect(
+      (await get("/api/v1/transactions/count?category_slug=food_and_drink_coffee&min_amount=0.15")).json(),
+    ).toEqual({ count: 1 });
     expectEnvelope(await get("/api/v1/transactions/count?limit=5"), "INVALID_PARAMETER", /limit/);
     expectEnvelope(await get("/api/v1/transactions/count?account_id=ZZZZZZZZ"), "NOT_FOUND");
   });
@@ -194,7 +217,11 @@ describe("GET /api/v1/transactions/count and /summary", () => {
     expect(res.json()).toEqual({
       group_by: "category",
       groups: [
-        { key: "food_and_drink_coffee", label: "Coffee", totals: [{ iso_currency_code: "USD", money_out: 0.3, money_in: 0, net: 0.3, count: 2 }] },
+        {
+          key: "food_and_drink_coffee",
+          label: "Coffee",
+          totals: [{ iso_currency_code: "USD", money_out: 0.3, money_in: 0, net: 0.3, count: 2 }],
+        },
         {
           key: "uncategorized",
           label: "Uncategorized",
@@ -210,7 +237,13 @@ describe("GET /api/v1/transactions/count and /summary", () => {
       ],
     });
     const month = (await get("/api/v1/transactions/summary?group_by=month&account_id=" + checking.shortId)).json();
-    expect(month.groups).toEqual([{ key: "2026-01", label: "January 2026", totals: [{ iso_currency_code: "USD", money_out: 0.3, money_in: 1500, net: -1499.7, count: 3 }] }]);
+    expect(month.groups).toEqual([
+      {
+        key: "2026-01",
+        label: "January 2026",
+        totals: [{ iso_currency_code: "USD", money_out: 0.3, money_in: 1500, net: -1499.7, count: 3 }],
+      },
+    ]);
     expectEnvelope(await get("/api/v1/transactions/summary?group_by=year"), "INVALID_PARAMETER", /group_by/);
     expectEnvelope(await get("/api/v1/transactions/summary?cursor=x"), "INVALID_PARAMETER", /cursor/);
   });
@@ -234,7 +267,12 @@ describe("GET /api/v1/transactions/:id", () => {
 
 describe("transaction reads and keys", () => {
   it("a read_only key reads everything; no key → 401; a bad key → 401", async () => {
-    for (const url of ["/api/v1/transactions", "/api/v1/transactions/count", "/api/v1/transactions/summary", `/api/v1/transactions/${coffeeId}`]) {
+    for (const url of [
+      "/api/v1/transactions",
+      "/api/v1/transactions/count",
+      "/api/v1/transactions/summary",
+      `/api/v1/transactions/${coffeeId}`,
+    ]) {
       expect((await get(url, s.readKey)).statusCode, url).toBe(200);
       expectEnvelope(await get(url, null), "MISSING_CREDENTIALS");
       expectEnvelope(await get(url, "cf_notakey"), "INVALID_API_KEY");

@@ -28,19 +28,24 @@ type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 const call = (method: Method, url: string, payload?: unknown, k = s.adminKey) =>
   s.rest.inject({ method, url, headers: key(k), ...(payload === undefined ? {} : { payload: payload as object }) });
 
-async function newTx(extra: Parameters<typeof newTransactions>[2][number] = {}): Promise<{ id: string; short_id: string }> {
+async function newTx(
+  extra: Parameters<typeof newTransactions>[2][number] = {},
+): Promise<{ id: string; short_id: string }> {
   const em = s.orm.em.fork();
   const [id] = await newTransactions(em, account.id, [{ amount: "42.50", providerName: "CORNER GROCER", ...extra }]);
   const [row] = await query<{ short_id: string }>(em, `select short_id from transactions where id = ?`, [id]);
   return { id, short_id: row.short_id };
 }
 
-const annotationCount = async () => Number((await query<{ n: string }>(s.orm.em.fork(), `select count(*) as n from annotations`))[0].n);
+const annotationCount = async () =>
+  Number((await query<{ n: string }>(s.orm.em.fork(), `select count(*) as n from annotations`))[0].n);
 
 describe("PATCH/DELETE /api/v1/transactions/:id/category", () => {
   it("sets the category and returns the whole transaction as REST JSON", async () => {
     const t = await newTx();
-    const res = await call("PATCH", `/api/v1/transactions/${t.short_id}/category`, { category_slug: "food_and_drink_groceries" });
+    const res = await call("PATCH", `/api/v1/transactions/${t.short_id}/category`, {
+      category_slug: "food_and_drink_groceries",
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
       id: t.id,
@@ -74,12 +79,20 @@ describe("PATCH/DELETE /api/v1/transactions/:id/category", () => {
     await call("PATCH", `/api/v1/transactions/${t.id}/category`, { category_slug: "travel" });
     const res = await call("DELETE", `/api/v1/transactions/${t.id}/category`);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ category_slug: "uncategorized", category_display_name: "Uncategorized", category_source: null, category_parent_slug: null });
+    expect(res.json()).toMatchObject({
+      category_slug: "uncategorized",
+      category_display_name: "Uncategorized",
+      category_source: null,
+      category_parent_slug: null,
+    });
   });
 
   it("an unknown slug → 400 VALIDATION_ERROR naming it", async () => {
     const t = await newTx();
-    const err = expectEnvelope(await call("PATCH", `/api/v1/transactions/${t.id}/category`, { category_slug: "shoes" }), "VALIDATION_ERROR");
+    const err = expectEnvelope(
+      await call("PATCH", `/api/v1/transactions/${t.id}/category`, { category_slug: "shoes" }),
+      "VALIDATION_ERROR",
+    );
     expect(err.message).toContain('"shoes"');
   });
 
@@ -90,7 +103,10 @@ describe("PATCH/DELETE /api/v1/transactions/:id/category", () => {
     ["an unknown field", { category_slug: "travel", source: "rule" }, "source"],
   ])("category_slug %s → 400 INVALID_PARAMETER naming %s", async (_what, payload, param) => {
     const t = await newTx();
-    const err = expectEnvelope(await call("PATCH", `/api/v1/transactions/${t.id}/category`, payload), "INVALID_PARAMETER");
+    const err = expectEnvelope(
+      await call("PATCH", `/api/v1/transactions/${t.id}/category`, payload),
+      "INVALID_PARAMETER",
+    );
     expect(err.message).toContain(param);
   });
 });
@@ -99,7 +115,10 @@ describe("POST /api/v1/transactions/batch-categorize", () => {
   it("returns {updated}", async () => {
     const a = await newTx();
     const b = await newTx();
-    const res = await call("POST", "/api/v1/transactions/batch-categorize", { transaction_ids: [a.id, b.short_id, a.short_id], category_slug: "medical_dental" });
+    const res = await call("POST", "/api/v1/transactions/batch-categorize", {
+      transaction_ids: [a.id, b.short_id, a.short_id],
+      category_slug: "medical_dental",
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ updated: 2 });
   });
@@ -108,12 +127,19 @@ describe("POST /api/v1/transactions/batch-categorize", () => {
     const a = await newTx();
     const before = await annotationCount();
     const err = expectEnvelope(
-      await call("POST", "/api/v1/transactions/batch-categorize", { transaction_ids: [a.id, "AAAAAAAA"], category_slug: "medical_dental" }),
+      await call("POST", "/api/v1/transactions/batch-categorize", {
+        transaction_ids: [a.id, "AAAAAAAA"],
+        category_slug: "medical_dental",
+      }),
       "NOT_FOUND",
     );
     expect(err.message).toContain('"AAAAAAAA"');
     expect(await annotationCount()).toBe(before);
-    const [row] = await query<{ category_id: string | null }>(s.orm.em.fork(), `select category_id from transactions where id = ?`, [a.id]);
+    const [row] = await query<{ category_id: string | null }>(
+      s.orm.em.fork(),
+      `select category_id from transactions where id = ?`,
+      [a.id],
+    );
     expect(row.category_id).toBeNull();
   });
 
@@ -123,7 +149,9 @@ describe("POST /api/v1/transactions/batch-categorize", () => {
     ["ids not an array", { transaction_ids: "AAAAAAAA", category_slug: "travel" }, "transaction_ids"],
     ["no slug", { transaction_ids: ["AAAAAAAA"] }, "category_slug"],
   ])("%s → 400 INVALID_PARAMETER", async (_what, payload, param) => {
-    expect(expectEnvelope(await call("POST", "/api/v1/transactions/batch-categorize", payload), "INVALID_PARAMETER").message).toContain(param);
+    expect(
+      expectEnvelope(await call("POST", "/api/v1/transactions/batch-categorize", payload), "INVALID_PARAMETER").message,
+    ).toContain(param);
   });
 
   it("a body that is not an object → 400 INVALID_BODY", async () => {
@@ -149,15 +177,25 @@ describe("tags", () => {
   it("a malformed slug → 400 VALIDATION_ERROR; a missing one → 400 INVALID_PARAMETER", async () => {
     const t = await newTx();
     expectEnvelope(await call("POST", `/api/v1/transactions/${t.id}/tags`, { slug: "Bad Slug" }), "VALIDATION_ERROR");
-    expect(expectEnvelope(await call("POST", `/api/v1/transactions/${t.id}/tags`, {}), "INVALID_PARAMETER").message).toContain("slug");
+    expect(
+      expectEnvelope(await call("POST", `/api/v1/transactions/${t.id}/tags`, {}), "INVALID_PARAMETER").message,
+    ).toContain("slug");
   });
 
   it("DELETE of a tag not on the transaction, or an unknown tag → 404 NOT_FOUND", async () => {
     const t = await newTx();
     await call("POST", `/api/v1/transactions/${t.id}/tags`, { slug: "elsewhere" });
     const other = await newTx();
-    expectEnvelope(await call("DELETE", `/api/v1/transactions/${other.id}/tags/elsewhere`), "NOT_FOUND", 'Tag "elsewhere" is not on this transaction');
-    expectEnvelope(await call("DELETE", `/api/v1/transactions/${other.id}/tags/no_such_tag`), "NOT_FOUND", 'Tag "no_such_tag" not found');
+    expectEnvelope(
+      await call("DELETE", `/api/v1/transactions/${other.id}/tags/elsewhere`),
+      "NOT_FOUND",
+      'Tag "elsewhere" is not on this transaction',
+    );
+    expectEnvelope(
+      await call("DELETE", `/api/v1/transactions/${other.id}/tags/no_such_tag`),
+      "NOT_FOUND",
+      'Tag "no_such_tag" not found',
+    );
   });
 });
 
@@ -167,7 +205,12 @@ describe("metadata", () => {
     const put = await call("PUT", `/api/v1/transactions/${t.id}/metadata`, { receipt: "R-7", trip: "Oslo" });
     expect(put.statusCode).toBe(200);
     expect(put.json().metadata).toEqual({ receipt: "R-7", trip: "Oslo" });
-    const patch = await call("PATCH", `/api/v1/transactions/${t.id}/metadata`, { trip: null, people: ["ann", "bob"], paid: true, share: 0.5 });
+    const patch = await call("PATCH", `/api/v1/transactions/${t.id}/metadata`, {
+      trip: null,
+      people: ["ann", "bob"],
+      paid: true,
+      share: 0.5,
+    });
     expect(patch.json().metadata).toEqual({ receipt: "R-7", people: ["ann", "bob"], paid: true, share: 0.5 });
     const replaced = await call("PUT", `/api/v1/transactions/${t.id}/metadata`, { a: 1, b: 2 });
     expect(replaced.json().metadata).toEqual({ a: 1, b: 2 });
@@ -182,7 +225,11 @@ describe("metadata", () => {
 
   it("DELETE of a key that is not there → 404 NOT_FOUND", async () => {
     const t = await newTx();
-    expectEnvelope(await call("DELETE", `/api/v1/transactions/${t.id}/metadata/nope`), "NOT_FOUND", 'Metadata key "nope" not found on this transaction');
+    expectEnvelope(
+      await call("DELETE", `/api/v1/transactions/${t.id}/metadata/nope`),
+      "NOT_FOUND",
+      'Metadata key "nope" not found on this transaction',
+    );
   });
 
   it.each([
@@ -192,7 +239,12 @@ describe("metadata", () => {
   ])("a body that is %s → 400 INVALID_BODY", async (_what, payload) => {
     const t = await newTx();
     expectEnvelope(
-      await s.rest.inject({ method: "PUT", url: `/api/v1/transactions/${t.id}/metadata`, headers: { ...key(s.adminKey), "content-type": "application/json" }, payload: JSON.stringify(payload) }),
+      await s.rest.inject({
+        method: "PUT",
+        url: `/api/v1/transactions/${t.id}/metadata`,
+        headers: { ...key(s.adminKey), "content-type": "application/json" },
+        payload: JSON.stringify(payload),
+      }),
       "INVALID_BODY",
     );
   });
@@ -207,22 +259,39 @@ describe("metadata", () => {
       payload: '{"__proto__": {"x": 1}}',
     });
     expectEnvelope(res, "INVALID_BODY");
-    expect((await query<{ metadata: object }>(s.orm.em.fork(), `select metadata from transactions where id = ?`, [t.id]))[0].metadata).toEqual({});
+    expect(
+      (await query<{ metadata: object }>(s.orm.em.fork(), `select metadata from transactions where id = ?`, [t.id]))[0]
+        .metadata,
+    ).toEqual({});
   });
 
   it("51 keys, a bad key, or more than 16 KiB → 400 VALIDATION_ERROR", async () => {
     const t = await newTx();
     const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
-    expectEnvelope(await call("PUT", `/api/v1/transactions/${t.id}/metadata`, many), "VALIDATION_ERROR", /at most 50 keys/);
-    expectEnvelope(await call("PATCH", `/api/v1/transactions/${t.id}/metadata`, { "bad key": 1 }), "VALIDATION_ERROR", /metadata key "bad key"/);
-    expectEnvelope(await call("PUT", `/api/v1/transactions/${t.id}/metadata`, { big: "x".repeat(17_000) }), "VALIDATION_ERROR", /16384 bytes/);
+    expectEnvelope(
+      await call("PUT", `/api/v1/transactions/${t.id}/metadata`, many),
+      "VALIDATION_ERROR",
+      /at most 50 keys/,
+    );
+    expectEnvelope(
+      await call("PATCH", `/api/v1/transactions/${t.id}/metadata`, { "bad key": 1 }),
+      "VALIDATION_ERROR",
+      /metadata key "bad key"/,
+    );
+    expectEnvelope(
+      await call("PUT", `/api/v1/transactions/${t.id}/metadata`, { big: "x".repeat(17_000) }),
+      "VALIDATION_ERROR",
+      /16384 bytes/,
+    );
   });
 });
 
 describe("comments", () => {
   it("POST 201, GET {comments} oldest first, PATCH edits, DELETE 204", async () => {
     const t = await newTx();
-    const created = await call("POST", `/api/v1/transactions/${t.short_id}/comments`, { body: "Birthday present for Sam" });
+    const created = await call("POST", `/api/v1/transactions/${t.short_id}/comments`, {
+      body: "Birthday present for Sam",
+    });
     expect(created.statusCode).toBe(201);
     const c = created.json();
     expect(c).toEqual({
@@ -244,7 +313,9 @@ describe("comments", () => {
       ["Second", "agent"],
     ]);
 
-    const edited = await call("PATCH", `/api/v1/transactions/${t.id}/comments/${c.short_id}`, { body: "Present for Sam" });
+    const edited = await call("PATCH", `/api/v1/transactions/${t.id}/comments/${c.short_id}`, {
+      body: "Present for Sam",
+    });
     expect(edited.statusCode).toBe(200);
     expect(edited.json()).toMatchObject({ id: c.id, body: "Present for Sam" });
 
@@ -257,16 +328,30 @@ describe("comments", () => {
   it("a blank or over-long body → 400 VALIDATION_ERROR; a missing body field → 400 INVALID_PARAMETER", async () => {
     const t = await newTx();
     expectEnvelope(await call("POST", `/api/v1/transactions/${t.id}/comments`, { body: "   " }), "VALIDATION_ERROR");
-    expectEnvelope(await call("POST", `/api/v1/transactions/${t.id}/comments`, { body: "x".repeat(10_001) }), "VALIDATION_ERROR");
-    expect(expectEnvelope(await call("POST", `/api/v1/transactions/${t.id}/comments`, { text: "hi" }), "INVALID_PARAMETER").message).toBe("body is required");
+    expectEnvelope(
+      await call("POST", `/api/v1/transactions/${t.id}/comments`, { body: "x".repeat(10_001) }),
+      "VALIDATION_ERROR",
+    );
+    expect(
+      expectEnvelope(await call("POST", `/api/v1/transactions/${t.id}/comments`, { text: "hi" }), "INVALID_PARAMETER")
+        .message,
+    ).toBe("body is required");
   });
 
   it("a comment of another transaction → 404 NOT_FOUND", async () => {
     const t1 = await newTx();
     const t2 = await newTx();
     const c = (await call("POST", `/api/v1/transactions/${t1.id}/comments`, { body: "on t1" })).json();
-    expectEnvelope(await call("PATCH", `/api/v1/transactions/${t2.id}/comments/${c.id}`, { body: "hijack" }), "NOT_FOUND", "Comment not found");
-    expectEnvelope(await call("DELETE", `/api/v1/transactions/${t2.id}/comments/${c.short_id}`), "NOT_FOUND", "Comment not found");
+    expectEnvelope(
+      await call("PATCH", `/api/v1/transactions/${t2.id}/comments/${c.id}`, { body: "hijack" }),
+      "NOT_FOUND",
+      "Comment not found",
+    );
+    expectEnvelope(
+      await call("DELETE", `/api/v1/transactions/${t2.id}/comments/${c.short_id}`),
+      "NOT_FOUND",
+      "Comment not found",
+    );
   });
 });
 
@@ -281,7 +366,12 @@ describe("annotations, delete and restore", () => {
     const res = await call("GET", `/api/v1/transactions/${t.short_id}/annotations`, undefined, s.readKey);
     expect(res.statusCode).toBe(200);
     const { annotations } = res.json();
-    expect(annotations.map((a: { action: string }) => a.action)).toEqual(["category_set", "tag_added", "metadata_set", "deleted"]);
+    expect(annotations.map((a: { action: string }) => a.action)).toEqual([
+      "category_set",
+      "tag_added",
+      "metadata_set",
+      "deleted",
+    ]);
     expect(annotations[0]).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       short_id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
@@ -294,7 +384,11 @@ describe("annotations, delete and restore", () => {
       details: { from: "uncategorized", to: "travel_lodging", source: "user", previous_source: null },
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
     });
-    expect(annotations[1]).toMatchObject({ actor_type: "agent", actor_name: "helper agent", details: { tag: "trip_2026" } });
+    expect(annotations[1]).toMatchObject({
+      actor_type: "agent",
+      actor_name: "helper agent",
+      details: { tag: "trip_2026" },
+    });
     expect(annotations[2].details).toEqual({ keys_set: ["booking"], keys_removed: [], replace: false });
   });
 
@@ -306,7 +400,11 @@ describe("annotations, delete and restore", () => {
       const get = await call("GET", `/api/v1/transactions/${id}`);
       const list = await call("GET", `/api/v1/transactions?account_id=${own.shortId}`);
       const count = await call("GET", `/api/v1/transactions/count?account_id=${own.shortId}`);
-      return { get: get.statusCode, names: list.json().transactions.map((t: { name: string }) => t.name), count: count.json().count };
+      return {
+        get: get.statusCode,
+        names: list.json().transactions.map((t: { name: string }) => t.name),
+        count: count.json().count,
+      };
     };
     expect(await visible()).toEqual({ get: 200, names: expect.arrayContaining(["GONE SOON", "STAYS"]), count: 2 });
     expect((await call("DELETE", `/api/v1/transactions/${id}`)).statusCode).toBe(204);
@@ -321,12 +419,19 @@ describe("annotations, delete and restore", () => {
     expect(del.statusCode).toBe(204);
     expect(del.body).toBe("");
     expectEnvelope(await call("DELETE", `/api/v1/transactions/${t.id}`), "NOT_FOUND", "Transaction not found");
-    expectEnvelope(await call("PATCH", `/api/v1/transactions/${t.id}/category`, { category_slug: "travel" }), "NOT_FOUND");
+    expectEnvelope(
+      await call("PATCH", `/api/v1/transactions/${t.id}/category`, { category_slug: "travel" }),
+      "NOT_FOUND",
+    );
     expectEnvelope(await call("GET", `/api/v1/transactions/${t.id}/comments`), "NOT_FOUND");
     const restored = await call("POST", `/api/v1/transactions/${t.id}/restore`);
     expect(restored.statusCode).toBe(200);
     expect(restored.json()).toMatchObject({ id: t.id, deleted_at: null });
-    expectEnvelope(await call("POST", `/api/v1/transactions/${t.id}/restore`), "CONFLICT", "This transaction is not deleted");
+    expectEnvelope(
+      await call("POST", `/api/v1/transactions/${t.id}/restore`),
+      "CONFLICT",
+      "This transaction is not deleted",
+    );
   });
 });
 
@@ -347,14 +452,22 @@ describe("ids, scopes and methods", () => {
     ["POST", `/api/v1/transactions/${id}/restore`, undefined],
   ];
 
-  it.each(["zzzzzzzz", "abc", "00000000-0000-0000-0000-000000000000", "%27%20OR%201%3D1--", "x".repeat(300), "%E2%98%83"])(
-    "every endpoint answers 404 NOT_FOUND for transaction id %s, never 500",
-    async (id) => {
-      for (const [method, url, payload] of [...writes(id), ["GET", `/api/v1/transactions/${id}/comments`, undefined], ["GET", `/api/v1/transactions/${id}/annotations`, undefined]] as [Method, string, unknown][]) {
-        expectEnvelope(await call(method, url, payload), "NOT_FOUND");
-      }
-    },
-  );
+  it.each([
+    "zzzzzzzz",
+    "abc",
+    "00000000-0000-0000-0000-000000000000",
+    "%27%20OR%201%3D1--",
+    "x".repeat(300),
+    "%E2%98%83",
+  ])("every endpoint answers 404 NOT_FOUND for transaction id %s, never 500", async (id) => {
+    for (const [method, url, payload] of [
+      ...writes(id),
+      ["GET", `/api/v1/transactions/${id}/comments`, undefined],
+      ["GET", `/api/v1/transactions/${id}/annotations`, undefined],
+    ] as [Method, string, unknown][]) {
+      expectEnvelope(await call(method, url, payload), "NOT_FOUND");
+    }
+  });
 
   it("every write endpoint refuses a read_only key with 403 INSUFFICIENT_SCOPE; nothing changes", async () => {
     const t = await newTx();
@@ -362,13 +475,24 @@ describe("ids, scopes and methods", () => {
     for (const [method, url, payload] of writes(t.id)) {
       expectEnvelope(await call(method, url, payload, s.readKey), "INSUFFICIENT_SCOPE");
     }
-    expectEnvelope(await call("POST", "/api/v1/transactions/batch-categorize", { transaction_ids: [t.id], category_slug: "travel" }, s.readKey), "INSUFFICIENT_SCOPE");
+    expectEnvelope(
+      await call(
+        "POST",
+        "/api/v1/transactions/batch-categorize",
+        { transaction_ids: [t.id], category_slug: "travel" },
+        s.readKey,
+      ),
+      "INSUFFICIENT_SCOPE",
+    );
     expect(await annotationCount()).toBe(before);
   });
 
   it("no key → 401; an unsupported method → 405", async () => {
     const t = await newTx();
-    expectEnvelope(await s.rest.inject({ method: "POST", url: `/api/v1/transactions/${t.id}/tags`, payload: { slug: "x" } }), "MISSING_CREDENTIALS");
+    expectEnvelope(
+      await s.rest.inject({ method: "POST", url: `/api/v1/transactions/${t.id}/tags`, payload: { slug: "x" } }),
+      "MISSING_CREDENTIALS",
+    );
     expectEnvelope(await call("GET", `/api/v1/transactions/${t.id}/category`), "METHOD_NOT_ALLOWED");
     expectEnvelope(await call("GET", "/api/v1/transactions/batch-categorize"), "METHOD_NOT_ALLOWED");
   });

@@ -43,7 +43,9 @@ describe("mapError: a core error with a Coffer code", () => {
 });
 
 describe("mapError: a Connect error without a Coffer code", () => {
-  const rows = Object.entries(CODE_FOR_CONNECT).map(([c, code]) => [Code[Number(c)], Number(c) as Code, code!] as const);
+  const rows = Object.entries(CODE_FOR_CONNECT).map(
+    ([c, code]) => [Code[Number(c)], Number(c) as Code, code!] as const,
+  );
 
   it.each(rows)("Connect %s → %s with a generic message", (_name, connectCode, code) => {
     const mapped = mapError(new ConnectError("pg: relation users password=hunter2", connectCode));
@@ -59,14 +61,20 @@ describe("mapError: a Connect error without a Coffer code", () => {
     });
   });
 
-  it.each(["connect ECONNREFUSED 127.0.0.1:1", "read ECONNRESET", "getaddrinfo ENOTFOUND core"])("a socket failure without a code (%s) → 503 UNAVAILABLE", (msg) => {
-    const err = Object.assign(new Error(msg), { code: msg.match(/E[A-Z]+/)![0] });
-    expect(mapError(err).body.error).toEqual({ code: "UNAVAILABLE", message: "The Coffer core is not reachable" });
-  });
+  it.each(["connect ECONNREFUSED 127.0.0.1:1", "read ECONNRESET", "getaddrinfo ENOTFOUND core"])(
+    "a socket failure without a code (%s) → 503 UNAVAILABLE",
+    (msg) => {
+      const err = Object.assign(new Error(msg), { code: msg.match(/E[A-Z]+/)![0] });
+      expect(mapError(err).body.error).toEqual({ code: "UNAVAILABLE", message: "The Coffer core is not reachable" });
+    },
+  );
 
   it("core not reachable → 503 UNAVAILABLE", () => {
     const mapped = mapError(new ConnectError("connect ECONNREFUSED 127.0.0.1:1", Code.Unavailable));
-    expect(mapped).toEqual({ status: 503, body: { error: { code: "UNAVAILABLE", message: "The Coffer core is not reachable" } } });
+    expect(mapped).toEqual({
+      status: 503,
+      body: { error: { code: "UNAVAILABLE", message: "The Coffer core is not reachable" } },
+    });
   });
 });
 

@@ -1,6 +1,13 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { base62, displayPrefix, generateApiKey, hashSecret, KEY_PREFIX, looksLikeApiKey } from "../../services/auth/key-hash.js";
+import {
+  base62,
+  displayPrefix,
+  generateApiKey,
+  hashSecret,
+  KEY_PREFIX,
+  looksLikeApiKey,
+} from "../../services/auth/key-hash.js";
 
 describe("API key generation and hashing", () => {
   it("generates cf_ + 43 base62 characters (32 random bytes)", () => {

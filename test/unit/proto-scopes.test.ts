@@ -50,9 +50,12 @@ describe("every RPC declares its scope in the proto", () => {
   });
 
   // A read_only key may only read, so a read_only RPC must be free of side effects.
-  it.each(methods.filter(([, m]) => getOption(m, required_scope) === Scope.READ_ONLY))("%s (read_only) is NO_SIDE_EFFECTS", (_name, m) => {
-    expect(m.idempotency).toBe(MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS);
-  });
+  it.each(methods.filter(([, m]) => getOption(m, required_scope) === Scope.READ_ONLY))(
+    "%s (read_only) is NO_SIDE_EFFECTS",
+    (_name, m) => {
+      expect(m.idempotency).toBe(MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS);
+    },
+  );
 
   // Starting a device login is the one write anybody may do (docs/auth.md).
   const publicWrites = new Set(["coffer.v1.DeviceCodeService/CreateDeviceCode"]);
@@ -86,7 +89,11 @@ describe("requiredScopeOf", () => {
   });
 
   it("fails closed: a method without the option needs full_access", () => {
-    const unannotated = { name: "Forgot", parent: { typeName: "coffer.v1.NewService" }, proto: {} } as unknown as DescMethod;
+    const unannotated = {
+      name: "Forgot",
+      parent: { typeName: "coffer.v1.NewService" },
+      proto: {},
+    } as unknown as DescMethod;
     expect(requiredScopeOf(unannotated)).toBe(Scope.FULL_ACCESS);
   });
 });

@@ -4,4 +4,10 @@ import { referenceTools } from "./reference.js";
 import { transactionReadTools } from "./transactions-read.js";
 import { transactionWriteTools } from "./transactions-write.js";
 
-export const allTools: ToolDef[] = [whoami, listUsers, ...referenceTools, ...transactionReadTools, ...transactionWriteTools];
+export const allTools: ToolDef[] = [
+  whoami,
+  listUsers,
+  ...referenceTools,
+  ...transactionReadTools,
+  ...transactionWriteTools,
+];

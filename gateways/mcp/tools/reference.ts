@@ -10,7 +10,10 @@ const account = z.object({
   subtype: z.string().nullable(),
   mask: z.string().nullable(),
   iso_currency_code: z.string(),
-  balance_current: z.number().nullable().describe("in the account's currency; never add balances of different currencies"),
+  balance_current: z
+    .number()
+    .nullable()
+    .describe("in the account's currency; never add balances of different currencies"),
   user_id: z.string().describe("short id of the owner"),
   user_name: z.string(),
 });
@@ -22,12 +25,19 @@ export const listAccounts = defineTool({
     "The household's bank and manual accounts with owner, currency and current balance. Hidden accounts are left out unless include_hidden is true.",
   readOnly: true,
   inputSchema: {
-    user_id: z.string().min(1).optional().describe("only this household member's accounts (short id or UUID; see list_users)"),
+    user_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("only this household member's accounts (short id or UUID; see list_users)"),
     include_hidden: z.boolean().optional().describe("also list accounts the household has hidden"),
   },
   outputSchema: { accounts: z.array(account) },
   async handler(core, opts, args: { user_id?: string; include_hidden?: boolean }) {
-    const r = await core.accounts.listAccounts({ userId: args.user_id, includeHidden: args.include_hidden ?? false }, opts);
+    const r = await core.accounts.listAccounts(
+      { userId: args.user_id, includeHidden: args.include_hidden ?? false },
+      opts,
+    );
     return {
       accounts: r.accounts.map((a) => {
         const j = toRest(AccountSchema, a);
@@ -75,7 +85,9 @@ export const listTags = defineTool({
   description: "Every tag in use in the household, by slug. Use the slugs to filter or tag transactions.",
   readOnly: true,
   inputSchema: {},
-  outputSchema: { tags: z.array(z.object({ slug: z.string(), display_name: z.string(), color: z.string().nullable() })) },
+  outputSchema: {
+    tags: z.array(z.object({ slug: z.string(), display_name: z.string(), color: z.string().nullable() })),
+  },
   async handler(core, opts) {
     const r = await core.tags.listTags({}, opts);
     return { tags: r.tags.map((t) => ({ slug: t.slug, display_name: t.displayName, color: t.color ?? null })) };

@@ -5,7 +5,12 @@ import {
   type Transaction,
 } from "../../../gen/coffer/v1/transactions_pb.js";
 import { toRest } from "../../shared/rest-json.js";
-import { filterOf, transactionFilterShape, transactionListShape, transactionSummaryShape } from "../../shared/transaction-filter.js";
+import {
+  filterOf,
+  transactionFilterShape,
+  transactionListShape,
+  transactionSummaryShape,
+} from "../../shared/transaction-filter.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
 type Rest = ReturnType<typeof toRest>;
@@ -26,7 +31,10 @@ const FIELDS = {
   category: { schema: z.string().describe("category slug"), pick: (r: Rest) => r.category_slug },
   category_name: { schema: z.string(), pick: (r: Rest) => r.category_display_name },
   category_parent: { schema: z.string().nullable(), pick: (r: Rest) => r.category_parent_slug },
-  category_source: { schema: z.string().nullable().describe("user, agent, rule or system"), pick: (r: Rest) => r.category_source },
+  category_source: {
+    schema: z.string().nullable().describe("user, agent, rule or system"),
+    pick: (r: Rest) => r.category_source,
+  },
   tags: { schema: z.array(z.string()), pick: (r: Rest) => r.tags },
   account: { schema: z.string().describe("account name"), pick: (r: Rest) => r.account_name },
   account_id: { schema: z.string().describe("account short id"), pick: (r: Rest) => r.account_id },
@@ -48,11 +56,27 @@ const FIELDS = {
 
 type FieldName = keyof typeof FIELDS;
 const ALL_FIELDS = Object.keys(FIELDS) as FieldName[];
-export const DEFAULT_FIELDS: FieldName[] = ["id", "date", "amount", "iso_currency_code", "name", "category", "account", "tags", "pending"];
+export const DEFAULT_FIELDS: FieldName[] = [
+  "id",
+  "date",
+  "amount",
+  "iso_currency_code",
+  "name",
+  "category",
+  "account",
+  "tags",
+  "pending",
+];
 
-const transactionShape = Object.fromEntries(ALL_FIELDS.map((f) => [f, FIELDS[f].schema])) as { [K in FieldName]: (typeof FIELDS)[K]["schema"] };
+const transactionShape = Object.fromEntries(ALL_FIELDS.map((f) => [f, FIELDS[f].schema])) as {
+  [K in FieldName]: (typeof FIELDS)[K]["schema"];
+};
 
-const splitFields = (raw: string) => raw.split(",").map((f) => f.trim()).filter((f) => f !== "");
+const splitFields = (raw: string) =>
+  raw
+    .split(",")
+    .map((f) => f.trim())
+    .filter((f) => f !== "");
 
 function fieldsOf(raw: string | undefined): FieldName[] {
   if (raw === undefined || raw.trim() === "") return DEFAULT_FIELDS;
@@ -83,7 +107,9 @@ export const queryTransactions = defineTool({
         message: `must be "all" or a comma-separated list of: ${ALL_FIELDS.join(", ")}`,
       })
       .optional()
-      .describe(`comma-separated fields, or "all". Default: ${DEFAULT_FIELDS.join(",")}. Available: ${ALL_FIELDS.join(", ")}`),
+      .describe(
+        `comma-separated fields, or "all". Default: ${DEFAULT_FIELDS.join(",")}. Available: ${ALL_FIELDS.join(", ")}`,
+      ),
     count_only: z.boolean().optional().describe("return only {count} of the matching transactions"),
   },
   outputSchema: {
@@ -100,10 +126,20 @@ export const queryTransactions = defineTool({
     }
     const fields = fieldsOf(args.fields);
     const r = await core.transactions.listTransactions(
-        { filter, limit: args.limit ?? 0, cursor: args.cursor ?? "", sortBy: args.sort_by ?? "", sortOrder: args.sort_order ?? "" },
+      {
+        filter,
+        limit: args.limit ?? 0,
+        cursor: args.cursor ?? "",
+        sortBy: args.sort_by ?? "",
+        sortOrder: args.sort_order ?? "",
+      },
       opts,
     );
-    return { transactions: r.transactions.map((t) => project(t, fields)), next_cursor: r.nextCursor, has_more: r.hasMore };
+    return {
+      transactions: r.transactions.map((t) => project(t, fields)),
+      next_cursor: r.nextCursor,
+      has_more: r.hasMore,
+    };
   },
 });
 
@@ -144,7 +180,10 @@ export const transactionSummary = defineTool({
     totals: z.array(totals).describe("per currency, over all groups"),
   },
   async handler(core, opts, args) {
-    const r = await core.transactions.summarizeTransactions({ filter: filterOf(args), groupBy: args.group_by ?? "" }, opts);
+    const r = await core.transactions.summarizeTransactions(
+      { filter: filterOf(args), groupBy: args.group_by ?? "" },
+      opts,
+    );
     return toRest(SummarizeTransactionsResponseSchema, r);
   },
 });

@@ -19,7 +19,8 @@ export const categorizeTransaction = defineTool({
     category_source: z.string().nullable().describe("who chose the category: user, agent, rule or system"),
   },
   async handler(core, opts, args: { id: string; category_slug: string }) {
-    const t = (await core.transactions.setTransactionCategory({ id: args.id, categorySlug: args.category_slug }, opts)).transaction!;
+    const t = (await core.transactions.setTransactionCategory({ id: args.id, categorySlug: args.category_slug }, opts))
+      .transaction!;
     return { id: t.shortId, category_slug: t.categorySlug, category_source: t.categorySource ?? null };
   },
 });
@@ -37,9 +38,15 @@ export const tagTransaction = defineTool({
     add: z.array(slug).max(50).optional().describe("tag slugs to add"),
     remove: z.array(z.string().min(1)).max(50).optional().describe("tag slugs to remove"),
   },
-  outputSchema: { id: z.string().describe("short id"), tags: z.array(z.string()).describe("the transaction's tag slugs after the change") },
+  outputSchema: {
+    id: z.string().describe("short id"),
+    tags: z.array(z.string()).describe("the transaction's tag slugs after the change"),
+  },
   async handler(core, opts, args: { id: string; add?: string[]; remove?: string[] }) {
-    const r = await core.transactions.updateTransactionTags({ id: args.id, add: args.add ?? [], remove: args.remove ?? [] }, opts);
+    const r = await core.transactions.updateTransactionTags(
+      { id: args.id, add: args.add ?? [], remove: args.remove ?? [] },
+      opts,
+    );
     return { id: r.transaction!.shortId, tags: r.transaction!.tags };
   },
 });
@@ -47,7 +54,8 @@ export const tagTransaction = defineTool({
 export const addComment = defineTool({
   name: "add_comment",
   title: "Comment on a transaction",
-  description: "Adds a comment (1-10,000 characters) to a transaction's shared notes, signed with this key's name. Needs a full_access key.",
+  description:
+    "Adds a comment (1-10,000 characters) to a transaction's shared notes, signed with this key's name. Needs a full_access key.",
   readOnly: false,
   // The core judges the length (in characters, not UTF-16 units) after trimming.
   inputSchema: { id, body: z.string().min(1).describe("the comment text, 1-10,000 characters") },
@@ -61,7 +69,14 @@ export const addComment = defineTool({
   },
   async handler(core, opts, args: { id: string; body: string }) {
     const c = (await core.transactions.addComment({ transactionId: args.id, body: args.body }, opts)).comment!;
-    return { comment: { id: c.shortId, body: c.body, author_name: c.authorName, created_at: timestampDate(c.createdAt!).toISOString() } };
+    return {
+      comment: {
+        id: c.shortId,
+        body: c.body,
+        author_name: c.authorName,
+        created_at: timestampDate(c.createdAt!).toISOString(),
+      },
+    };
   },
 });
 

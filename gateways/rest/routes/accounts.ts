@@ -20,7 +20,10 @@ export const accountRoutes: RestRoute[] = [
       },
     },
     async handler({ core, opts, query }) {
-      const r = await core.accounts.listAccounts({ userId: query.user_id, includeHidden: query.include_hidden ?? false }, opts);
+      const r = await core.accounts.listAccounts(
+        { userId: query.user_id, includeHidden: query.include_hidden ?? false },
+        opts,
+      );
       return { accounts: r.accounts.map((a) => toRest(AccountSchema, a)) };
     },
   },
@@ -71,10 +74,17 @@ export const accountRoutes: RestRoute[] = [
     method: "PATCH",
     url: "/api/v1/accounts/:id",
     schema: {
-      body: body({ name: str({ minLength: 1, maxLength: 200 }), hidden: { type: "boolean" }, user_id: str({ minLength: 1 }) }),
+      body: body({
+        name: str({ minLength: 1, maxLength: 200 }),
+        hidden: { type: "boolean" },
+        user_id: str({ minLength: 1 }),
+      }),
     },
     async handler({ core, opts, params, body }) {
-      const r = await core.accounts.updateAccount({ id: params.id, name: body.name, hidden: body.hidden, userId: body.user_id }, opts);
+      const r = await core.accounts.updateAccount(
+        { id: params.id, name: body.name, hidden: body.hidden, userId: body.user_id },
+        opts,
+      );
       return toRest(AccountSchema, r.account!);
     },
   },

@@ -36,8 +36,16 @@ export const authRoutes: RestRoute[] = [
     url: "/api/v1/auth/device-code/approve",
     schema: { body: body({ user_code: str({ minLength: 1 }), scope, name: str({ maxLength: 200 }) }, ["user_code"]) },
     async handler({ core, opts, body }) {
-      const r = await core.deviceCodes.approveDeviceCode({ userCode: body.user_code, scope: body.scope, name: body.name }, opts);
-      return { user_code: r.decision!.userCode, status: r.decision!.status, scope: r.decision!.scope, name: r.decision!.name };
+      const r = await core.deviceCodes.approveDeviceCode(
+        { userCode: body.user_code, scope: body.scope, name: body.name },
+        opts,
+      );
+      return {
+        user_code: r.decision!.userCode,
+        status: r.decision!.status,
+        scope: r.decision!.scope,
+        name: r.decision!.name,
+      };
     },
   },
   {
@@ -71,7 +79,12 @@ export const authRoutes: RestRoute[] = [
     status: 201,
     schema: {
       body: body(
-        { name: str({ minLength: 1, maxLength: 200 }), scope, user_id: str(), actor_type: str({ enum: ["user", "agent"] }) },
+        {
+          name: str({ minLength: 1, maxLength: 200 }),
+          scope,
+          user_id: str(),
+          actor_type: str({ enum: ["user", "agent"] }),
+        },
         ["name", "scope"],
       ),
     },

@@ -1,4 +1,8 @@
-import { CategorySchema, DeleteCategoryResponseSchema, MergeCategoryResponseSchema } from "../../../gen/coffer/v1/categories_pb.js";
+import {
+  CategorySchema,
+  DeleteCategoryResponseSchema,
+  MergeCategoryResponseSchema,
+} from "../../../gen/coffer/v1/categories_pb.js";
 import { toRest } from "../../shared/rest-json.js";
 import { body, nullableStr, str, type RestRoute } from "../route.js";
 
@@ -19,7 +23,11 @@ export const categoryRoutes: RestRoute[] = [
     status: 201,
     schema: {
       body: body(
-        { display_name: str({ minLength: 1, maxLength: 100 }), slug: nullableStr({ maxLength: 64 }), parent_slug: nullableStr({ maxLength: 64 }) },
+        {
+          display_name: str({ minLength: 1, maxLength: 100 }),
+          slug: nullableStr({ maxLength: 64 }),
+          parent_slug: nullableStr({ maxLength: 64 }),
+        },
         ["display_name"],
       ),
     },
@@ -42,12 +50,19 @@ export const categoryRoutes: RestRoute[] = [
     method: "PUT",
     url: "/api/v1/categories/:id",
     schema: {
-      body: body({ display_name: str({ minLength: 1, maxLength: 100 }), slug: str({ minLength: 1, maxLength: 64 }), parent_slug: nullableStr({ maxLength: 64 }) }),
+      body: body({
+        display_name: str({ minLength: 1, maxLength: 100 }),
+        slug: str({ minLength: 1, maxLength: 64 }),
+        parent_slug: nullableStr({ maxLength: 64 }),
+      }),
     },
     async handler({ core, opts, params, body }) {
       // parent_slug null or "" makes the category top-level; left out, the parent stays.
       const parentSlug = body.parent_slug === null ? "" : body.parent_slug;
-      const r = await core.categories.updateCategory({ id: params.id, displayName: body.display_name, slug: body.slug, parentSlug }, opts);
+      const r = await core.categories.updateCategory(
+        { id: params.id, displayName: body.display_name, slug: body.slug, parentSlug },
+        opts,
+      );
       return toRest(CategorySchema, r.category!);
     },
   },
@@ -63,7 +78,10 @@ export const categoryRoutes: RestRoute[] = [
     url: "/api/v1/categories/:id/merge",
     schema: { body: body({ into: str({ minLength: 1, maxLength: 64 }) }, ["into"]) },
     async handler({ core, opts, params, body }) {
-      return toRest(MergeCategoryResponseSchema, await core.categories.mergeCategory({ id: params.id, into: body.into }, opts));
+      return toRest(
+        MergeCategoryResponseSchema,
+        await core.categories.mergeCategory({ id: params.id, into: body.into }, opts),
+      );
     },
   },
 ];

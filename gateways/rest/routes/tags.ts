@@ -17,7 +17,13 @@ export const tagRoutes: RestRoute[] = [
     method: "POST",
     url: "/api/v1/tags",
     status: 201,
-    schema: { body: body({ slug: nullableStr({ maxLength: 64 }), display_name: nullableStr({ maxLength: 100 }), color: nullableStr() }) },
+    schema: {
+      body: body({
+        slug: nullableStr({ maxLength: 64 }),
+        display_name: nullableStr({ maxLength: 100 }),
+        color: nullableStr(),
+      }),
+    },
     async handler({ core, opts, body }) {
       const r = await core.tags.createTag(
         { slug: body.slug ?? undefined, displayName: body.display_name ?? undefined, color: body.color ?? undefined },
@@ -36,11 +42,20 @@ export const tagRoutes: RestRoute[] = [
   {
     method: "PATCH",
     url: "/api/v1/tags/:id",
-    schema: { body: body({ slug: str({ minLength: 1, maxLength: 64 }), display_name: str({ minLength: 1, maxLength: 100 }), color: nullableStr() }) },
+    schema: {
+      body: body({
+        slug: str({ minLength: 1, maxLength: 64 }),
+        display_name: str({ minLength: 1, maxLength: 100 }),
+        color: nullableStr(),
+      }),
+    },
     async handler({ core, opts, params, body }) {
       // JSON null clears the color; the core takes "" for that.
       const color = body.color === null ? "" : body.color;
-      const r = await core.tags.updateTag({ id: params.id, slug: body.slug, displayName: body.display_name, color }, opts);
+      const r = await core.tags.updateTag(
+        { id: params.id, slug: body.slug, displayName: body.display_name, color },
+        opts,
+      );
       return toRest(TagSchema, r.tag!);
     },
   },

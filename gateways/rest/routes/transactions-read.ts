@@ -1,6 +1,11 @@
 import { SummarizeTransactionsResponseSchema, TransactionSchema } from "../../../gen/coffer/v1/transactions_pb.js";
 import { toRest } from "../../shared/rest-json.js";
-import { filterOf, transactionFilterShape, transactionListShape, transactionSummaryShape } from "../../shared/transaction-filter.js";
+import {
+  filterOf,
+  transactionFilterShape,
+  transactionListShape,
+  transactionSummaryShape,
+} from "../../shared/transaction-filter.js";
 import { querystringOf, type RestRoute } from "../route.js";
 
 /** The filters every read takes (the core validates meaning, these schemas validate form). */
@@ -14,10 +19,20 @@ export const transactionReadRoutes: RestRoute[] = [
     schema: { querystring: querystringOf({ ...filters, ...transactionListShape }) },
     async handler({ core, opts, query }) {
       const r = await core.transactions.listTransactions(
-        { filter: filterOf(query), limit: query.limit ?? 0, cursor: query.cursor ?? "", sortBy: query.sort_by ?? "", sortOrder: query.sort_order ?? "" },
+        {
+          filter: filterOf(query),
+          limit: query.limit ?? 0,
+          cursor: query.cursor ?? "",
+          sortBy: query.sort_by ?? "",
+          sortOrder: query.sort_order ?? "",
+        },
         opts,
       );
-      return { transactions: r.transactions.map((t) => toRest(TransactionSchema, t)), next_cursor: r.nextCursor, has_more: r.hasMore };
+      return {
+        transactions: r.transactions.map((t) => toRest(TransactionSchema, t)),
+        next_cursor: r.nextCursor,
+        has_more: r.hasMore,
+      };
     },
   },
   {
@@ -34,7 +49,10 @@ export const transactionReadRoutes: RestRoute[] = [
     url: "/api/v1/transactions/summary",
     schema: { querystring: querystringOf({ ...filters, ...transactionSummaryShape }) },
     async handler({ core, opts, query }) {
-      const r = await core.transactions.summarizeTransactions({ filter: filterOf(query), groupBy: query.group_by ?? "" }, opts);
+      const r = await core.transactions.summarizeTransactions(
+        { filter: filterOf(query), groupBy: query.group_by ?? "" },
+        opts,
+      );
       return toRest(SummarizeTransactionsResponseSchema, r);
     },
   },

@@ -1,5 +1,10 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import { AnnotationSchema, CommentSchema, TransactionSchema, type Transaction } from "../../../gen/coffer/v1/transactions_pb.js";
+import {
+  AnnotationSchema,
+  CommentSchema,
+  TransactionSchema,
+  type Transaction,
+} from "../../../gen/coffer/v1/transactions_pb.js";
 import { toRest } from "../../shared/rest-json.js";
 import { body, str, type RestRoute } from "../route.js";
 
@@ -15,7 +20,10 @@ export const transactionWriteRoutes: RestRoute[] = [
     url: "/api/v1/transactions/:id/category",
     schema: { body: body({ category_slug: str({ minLength: 1 }) }, ["category_slug"]) },
     async handler({ core, opts, params, body }) {
-      return transaction((await core.transactions.setTransactionCategory({ id: params.id, categorySlug: body.category_slug }, opts)).transaction);
+      return transaction(
+        (await core.transactions.setTransactionCategory({ id: params.id, categorySlug: body.category_slug }, opts))
+          .transaction,
+      );
     },
   },
   {
@@ -50,14 +58,18 @@ export const transactionWriteRoutes: RestRoute[] = [
     url: "/api/v1/transactions/:id/tags",
     schema: { body: body({ slug: str({ minLength: 1 }) }, ["slug"]) },
     async handler({ core, opts, params, body }) {
-      return transaction((await core.transactions.addTransactionTag({ id: params.id, slug: body.slug }, opts)).transaction);
+      return transaction(
+        (await core.transactions.addTransactionTag({ id: params.id, slug: body.slug }, opts)).transaction,
+      );
     },
   },
   {
     method: "DELETE",
     url: "/api/v1/transactions/:id/tags/:slug",
     async handler({ core, opts, params }) {
-      return transaction((await core.transactions.removeTransactionTag({ id: params.id, slug: params.slug }, opts)).transaction);
+      return transaction(
+        (await core.transactions.removeTransactionTag({ id: params.id, slug: params.slug }, opts)).transaction,
+      );
     },
   },
   {
@@ -65,7 +77,10 @@ export const transactionWriteRoutes: RestRoute[] = [
     url: "/api/v1/transactions/:id/metadata",
     schema: { body: metadataBody },
     async handler({ core, opts, params, body }) {
-      const r = await core.transactions.setTransactionMetadata({ id: params.id, metadata: body as JsonObject, replace: true }, opts);
+      const r = await core.transactions.setTransactionMetadata(
+        { id: params.id, metadata: body as JsonObject, replace: true },
+        opts,
+      );
       return transaction(r.transaction);
     },
   },
@@ -74,7 +89,10 @@ export const transactionWriteRoutes: RestRoute[] = [
     url: "/api/v1/transactions/:id/metadata",
     schema: { body: metadataBody },
     async handler({ core, opts, params, body }) {
-      const r = await core.transactions.setTransactionMetadata({ id: params.id, metadata: body as JsonObject, replace: false }, opts);
+      const r = await core.transactions.setTransactionMetadata(
+        { id: params.id, metadata: body as JsonObject, replace: false },
+        opts,
+      );
       return transaction(r.transaction);
     },
   },
@@ -82,14 +100,18 @@ export const transactionWriteRoutes: RestRoute[] = [
     method: "DELETE",
     url: "/api/v1/transactions/:id/metadata",
     async handler({ core, opts, params }) {
-      return transaction((await core.transactions.deleteTransactionMetadata({ id: params.id, keys: [] }, opts)).transaction);
+      return transaction(
+        (await core.transactions.deleteTransactionMetadata({ id: params.id, keys: [] }, opts)).transaction,
+      );
     },
   },
   {
     method: "DELETE",
     url: "/api/v1/transactions/:id/metadata/:key",
     async handler({ core, opts, params }) {
-      return transaction((await core.transactions.deleteTransactionMetadata({ id: params.id, keys: [params.key] }, opts)).transaction);
+      return transaction(
+        (await core.transactions.deleteTransactionMetadata({ id: params.id, keys: [params.key] }, opts)).transaction,
+      );
     },
   },
   {
@@ -115,7 +137,10 @@ export const transactionWriteRoutes: RestRoute[] = [
     url: "/api/v1/transactions/:id/comments/:cid",
     schema: { body: body({ body: str() }, ["body"]) },
     async handler({ core, opts, params, body }) {
-      const r = await core.transactions.updateComment({ transactionId: params.id, commentId: params.cid, body: body.body }, opts);
+      const r = await core.transactions.updateComment(
+        { transactionId: params.id, commentId: params.cid, body: body.body },
+        opts,
+      );
       return toRest(CommentSchema, r.comment!);
     },
   },

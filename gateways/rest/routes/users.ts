@@ -15,7 +15,9 @@ export const userRoutes: RestRoute[] = [
     method: "POST",
     url: "/api/v1/users",
     status: 201,
-    schema: { body: body({ name: str({ minLength: 1, maxLength: 200 }), email: nullableStr({ maxLength: 320 }) }, ["name"]) },
+    schema: {
+      body: body({ name: str({ minLength: 1, maxLength: 200 }), email: nullableStr({ maxLength: 320 }) }, ["name"]),
+    },
     async handler({ core, opts, body }) {
       const r = await core.users.createUser({ name: body.name, email: body.email ?? undefined }, opts);
       return toRest(UserSchema, r.user!);

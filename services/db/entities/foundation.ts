@@ -6,12 +6,18 @@ export const UserEntity = defineEntity({
   name: "User",
   tableName: "users",
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     shortId: p.string().length(8).unique(),
     name: p.text(),
     email: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type User = InferEntity<typeof UserEntity>;
@@ -26,7 +32,10 @@ export const ApiKeyEntity = defineEntity({
   name: "ApiKey",
   tableName: "api_keys",
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     shortId: p.string().length(8).unique(),
     name: p.text(),
     scope: p.text().$type<ApiKeyScope>(),
@@ -52,7 +61,10 @@ export const DeviceCodeEntity = defineEntity({
   name: "DeviceCode",
   tableName: "device_codes",
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     shortId: p.string().length(8).unique(),
     deviceCodeHash: p.string().length(64).unique(),
     userCode: p.string().length(9).unique(),

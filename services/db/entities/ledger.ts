@@ -9,7 +9,10 @@ export const CategoryEntity = defineEntity({
   name: "Category",
   tableName: "categories",
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     shortId: p.string().length(8).unique(),
     slug: p.text().unique(),
     displayName: p.text(),
@@ -25,7 +28,10 @@ export const TagEntity = defineEntity({
   name: "Tag",
   tableName: "tags",
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     shortId: p.string().length(8).unique(),
     slug: p.text().unique(),
     displayName: p.text(),
@@ -40,7 +46,10 @@ export const CounterpartyEntity = defineEntity({
   name: "Counterparty",
   tableName: "counterparties",
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     shortId: p.string().length(8).unique(),
     name: p.text(),
     type: p.text(),
@@ -55,7 +64,10 @@ export const AccountEntity = defineEntity({
   name: "Account",
   tableName: "accounts",
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     shortId: p.string().length(8).unique(),
     userId: p.uuid(),
     connectionId: p.uuid().nullable(),
@@ -84,7 +96,10 @@ export const TransactionEntity = defineEntity({
   name: "Transaction",
   tableName: "transactions",
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     shortId: p.string().length(8).unique(),
     accountId: p.uuid(),
     amount: p.decimal().precision(12).scale(2),
@@ -114,7 +129,10 @@ export const CommentEntity = defineEntity({
   name: "Comment",
   tableName: "comments",
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     shortId: p.string().length(8).unique(),
     transactionId: p.uuid(),
     body: p.text(),
@@ -131,7 +149,10 @@ export const AnnotationEntity = defineEntity({
   name: "Annotation",
   tableName: "annotations",
   properties: (p) => ({
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     shortId: p.string().length(8).unique(),
     transactionId: p.uuid().nullable(),
     entityType: p.text(),

@@ -177,11 +177,10 @@ export class Migration0002Ledger extends Migration {
       );
       for (const child of parent.children) {
         this.addSql(
-          knex.raw(`insert into categories (slug, display_name, parent_id) select ?, ?, id from categories where slug = ?`, [
-            child.slug,
-            child.displayName,
-            parent.slug,
-          ]),
+          knex.raw(
+            `insert into categories (slug, display_name, parent_id) select ?, ?, id from categories where slug = ?`,
+            [child.slug, child.displayName, parent.slug],
+          ),
         );
       }
     }

@@ -37,21 +37,24 @@ function optionalText(raw: string | undefined, field: string, max: number): stri
 
 function parseType(raw: string): string {
   const type = raw.trim().toLowerCase();
-  if (!(ACCOUNT_TYPES as readonly string[]).includes(type)) throw validation(`type must be one of ${ACCOUNT_TYPES.join(", ")}`);
+  if (!(ACCOUNT_TYPES as readonly string[]).includes(type))
+    throw validation(`type must be one of ${ACCOUNT_TYPES.join(", ")}`);
   return type;
 }
 
 /** An exact decimal balance as text; it stays text all the way to the database. */
 function parseBalance(raw: string): string {
   const balance = raw.trim();
-  if (!BALANCE.test(balance)) throw validation("balance_current must be a decimal number with at most 12 digits before the point and 2 after");
+  if (!BALANCE.test(balance))
+    throw validation("balance_current must be a decimal number with at most 12 digits before the point and 2 after");
   return balance;
 }
 
 function parseMask(raw: string | undefined): string | null {
   const mask = (raw ?? "").trim();
   if (!mask) return null;
-  if (!MASK.test(mask)) throw validation("mask must be 1 to 8 letters or digits (usually the last 4 digits of the account number)");
+  if (!MASK.test(mask))
+    throw validation("mask must be 1 to 8 letters or digits (usually the last 4 digits of the account number)");
   return mask;
 }
 
@@ -101,7 +104,8 @@ export async function createAccount(em: Em, actor: Actor, req: CreateAccountInpu
   const isoCurrencyCode = parseCurrency(req.isoCurrencyCode);
   const mask = parseMask(req.mask);
   const officialName = optionalText(req.officialName, "official_name", 200);
-  const balanceCurrent = req.balanceCurrent === undefined || req.balanceCurrent === "" ? null : parseBalance(req.balanceCurrent);
+  const balanceCurrent =
+    req.balanceCurrent === undefined || req.balanceCurrent === "" ? null : parseBalance(req.balanceCurrent);
   return em.transactional(async (tx) => {
     const owner = await resolveUser(tx, req.userId.trim());
     const id = crypto.randomUUID();
@@ -135,14 +139,24 @@ export async function createAccount(em: Em, actor: Actor, req: CreateAccountInpu
       entityType: "account",
       entityId: id,
       action: "created",
-      details: { name, type, iso_currency_code: isoCurrencyCode, user_id: owner.shortId, balance_current: balanceCurrent },
+      details: {
+        name,
+        type,
+        iso_currency_code: isoCurrencyCode,
+        user_id: owner.shortId,
+        balance_current: balanceCurrent,
+      },
     });
     return id;
   });
 }
 
 /** Renames, hides or shows, or moves an account to another household member. */
-export async function updateAccount(em: Em, actor: Actor, req: { id: string; name?: string; hidden?: boolean; userId?: string }): Promise<string> {
+export async function updateAccount(
+  em: Em,
+  actor: Actor,
+  req: { id: string; name?: string; hidden?: boolean; userId?: string },
+): Promise<string> {
   return em.transactional(async (tx) => {
     const a = await resolveAccount(tx, req.id);
     const set: Partial<Account> = {};
@@ -168,7 +182,12 @@ export async function updateAccount(em: Em, actor: Actor, req: { id: string; nam
     }
     if (Object.keys(changes).length === 0) return a.id;
     await tx.nativeUpdate(AccountEntity, { id: a.id }, { ...set, updatedAt: new Date() });
-    await recordAnnotation(tx, actor, { entityType: "account", entityId: a.id, action: "updated", details: { changes } });
+    await recordAnnotation(tx, actor, {
+      entityType: "account",
+      entityId: a.id,
+      action: "updated",
+      details: { changes },
+    });
     return a.id;
   });
 }

@@ -4,7 +4,14 @@ import { AccountService, type AccountSchema } from "../../../gen/coffer/v1/accou
 import { emOf, requirePrincipal } from "../../context.js";
 import { orUndef, ts } from "../../shared/proto.js";
 import { actorOf } from "../actor.js";
-import { createAccount, listAccounts, loadAccount, resolveAccount, updateAccount, type AccountView } from "./accounts.js";
+import {
+  createAccount,
+  listAccounts,
+  loadAccount,
+  resolveAccount,
+  updateAccount,
+  type AccountView,
+} from "./accounts.js";
 
 const accountToProto = (a: AccountView): MessageInitShape<typeof AccountSchema> => ({
   id: a.id,

@@ -13,7 +13,8 @@ import { isSlugTaken, parseDisplayName, slugOrDerived } from "./slug.js";
 // Protecting the system category is a permission question (no caller may do
 // it, whatever the state), so it answers 403 FORBIDDEN; state clashes
 // (children in the way) answer 409 CONFLICT.
-const systemProtected = (what: string) => new CofferError("FORBIDDEN", `The system category "${UNCATEGORIZED}" cannot ${what}`);
+const systemProtected = (what: string) =>
+  new CofferError("FORBIDDEN", `The system category "${UNCATEGORIZED}" cannot ${what}`);
 const slugTaken = (slug: string) => new CofferError("SLUG_CONFLICT", `A category with slug "${slug}" already exists`);
 
 /**
@@ -42,8 +43,15 @@ export async function resolveCategory(em: Em, raw: string): Promise<Category> {
  * transaction, a value that names nothing is a bad value (400), not a
  * missing resource.
  */
-async function categoryNamedBy(em: Em, raw: string, field: string, opts: { slugOnly?: boolean } = {}): Promise<Category> {
-  const found = opts.slugOnly ? await em.findOne(CategoryEntity, { slug: raw }, { refresh: true }) : await findCategory(em, raw);
+async function categoryNamedBy(
+  em: Em,
+  raw: string,
+  field: string,
+  opts: { slugOnly?: boolean } = {},
+): Promise<Category> {
+  const found = opts.slugOnly
+    ? await em.findOne(CategoryEntity, { slug: raw }, { refresh: true })
+    : await findCategory(em, raw);
   if (!found) throw validation(`${field} ${JSON.stringify(raw.slice(0, 64))} names no category`);
   return found;
 }
@@ -76,7 +84,10 @@ export async function listCategoryTree(em: Em): Promise<CategoryNode[]> {
   const kids = new Map<string, CategoryNode[]>();
   for (const c of all) {
     if (!c.parentId) continue;
-    kids.set(c.parentId, [...(kids.get(c.parentId) ?? []), { category: c, parent: byId.get(c.parentId) ?? null, children: [] }]);
+    kids.set(c.parentId, [
+      ...(kids.get(c.parentId) ?? []),
+      { category: c, parent: byId.get(c.parentId) ?? null, children: [] },
+    ]);
   }
   return all.filter((c) => !c.parentId).map((c) => ({ category: c, parent: null, children: kids.get(c.id) ?? [] }));
 }
@@ -105,7 +116,16 @@ export async function createCategory(
     // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
     await withShortId((shortId) =>
       tx.transactional((sp) =>
-        sp.insert(CategoryEntity, { id, shortId, slug, displayName, parentId: parent?.id ?? null, isSystem: false, createdAt: now, updatedAt: now }),
+        sp.insert(CategoryEntity, {
+          id,
+          shortId,
+          slug,
+          displayName,
+          parentId: parent?.id ?? null,
+          isSystem: false,
+          createdAt: now,
+          updatedAt: now,
+        }),
       ),
     ).catch((e) => {
       throw isSlugTaken(e) ? slugTaken(slug) : e;
@@ -147,7 +167,9 @@ export async function updateCategory(
       }
     }
     if (req.parentSlug !== undefined) {
-      const wanted = req.parentSlug.trim() ? await categoryNamedBy(tx, parseSlug(req.parentSlug, "parent_slug"), "parent_slug", { slugOnly: true }) : null;
+      const wanted = req.parentSlug.trim()
+        ? await categoryNamedBy(tx, parseSlug(req.parentSlug, "parent_slug"), "parent_slug", { slugOnly: true })
+        : null;
       if ((wanted?.id ?? null) !== c.parentId) {
         if (c.isSystem) throw systemProtected("be moved under another category");
         const current = c.parentId ? await tx.findOneOrFail(CategoryEntity, { id: c.parentId }) : null;
@@ -155,7 +177,10 @@ export async function updateCategory(
           if (wanted.id === c.id) throw validation("a category cannot be its own parent");
           assertCanBeParent(wanted);
           if ((await tx.count(CategoryEntity, { parentId: c.id })) > 0) {
-            throw new CofferError("CONFLICT", `"${c.slug}" has child categories, so it cannot become a child itself; move or merge its children first`);
+            throw new CofferError(
+              "CONFLICT",
+              `"${c.slug}" has child categories, so it cannot become a child itself; move or merge its children first`,
+            );
           }
         }
         set.parentId = wanted?.id ?? null;
@@ -167,7 +192,12 @@ export async function updateCategory(
     await tx.nativeUpdate(CategoryEntity, { id: c.id }, { ...set, updatedAt: new Date() }).catch((e) => {
       throw isSlugTaken(e) ? slugTaken(String(set.slug)) : e;
     });
-    await recordAnnotation(tx, actor, { entityType: "category", entityId: c.id, action: "updated", details: { slug: set.slug ?? c.slug, changes } });
+    await recordAnnotation(tx, actor, {
+      entityType: "category",
+      entityId: c.id,
+      action: "updated",
+      details: { slug: set.slug ?? c.slug, changes },
+    });
     return c.id;
   });
 }
@@ -177,7 +207,13 @@ export async function updateCategory(
  * uncategorized), with one annotation per transaction in the same vocabulary
  * as a single categorization (category_set / category_reset).
  */
-async function moveTransactions(tx: Em, actor: Actor, from: Category, to: Category | null, reason: string): Promise<number> {
+async function moveTransactions(
+  tx: Em,
+  actor: Actor,
+  from: Category,
+  to: Category | null,
+  reason: string,
+): Promise<number> {
   // A merge keeps how each transaction got its category; uncategorizing clears the source too.
   const moved = await query<{ id: string; previous_source: string | null }>(
     tx,
@@ -242,19 +278,30 @@ export async function deleteCategory(em: Em, actor: Actor, rawId: string): Promi
  * category_source), its children move under the target when the target is
  * top-level, and the source is deleted. Returns the target's id and the count.
  */
-export async function mergeCategory(em: Em, actor: Actor, req: { id: string; into: string }): Promise<{ targetId: string; moved: number }> {
-  if (!req.into?.trim()) throw validation("into is required: the slug or id of the category that receives the transactions");
+export async function mergeCategory(
+  em: Em,
+  actor: Actor,
+  req: { id: string; into: string },
+): Promise<{ targetId: string; moved: number }> {
+  if (!req.into?.trim())
+    throw validation("into is required: the slug or id of the category that receives the transactions");
   return em.transactional(async (tx) => {
     const source = await resolveCategory(tx, req.id);
     const target = await categoryNamedBy(tx, req.into.trim(), "into");
     if (source.id === target.id) throw validation("a category cannot be merged into itself");
     if (source.isSystem) throw systemProtected("be merged into another category");
-    if (target.isSystem) throw validation(`merging into "${UNCATEGORIZED}" is not a merge; delete the category to uncategorize its transactions`);
+    if (target.isSystem)
+      throw validation(
+        `merging into "${UNCATEGORIZED}" is not a merge; delete the category to uncategorize its transactions`,
+      );
 
     const children = await childrenOf(tx, source.id);
     if (children.length > 0) {
       if (target.parentId) {
-        throw new CofferError("CONFLICT", `"${source.slug}" has child categories and "${target.slug}" is a child category; merge into a top-level category`);
+        throw new CofferError(
+          "CONFLICT",
+          `"${source.slug}" has child categories and "${target.slug}" is a child category; merge into a top-level category`,
+        );
       }
       await tx.nativeUpdate(CategoryEntity, { parentId: source.id }, { parentId: target.id, updatedAt: new Date() });
       await recordAnnotations(
@@ -264,7 +311,11 @@ export async function mergeCategory(em: Em, actor: Actor, req: { id: string; int
           entityType: "category" as const,
           entityId: k.id,
           action: "updated",
-          details: { slug: k.slug, changes: { parent_slug: { from: source.slug, to: target.slug } }, reason: "category_merged" },
+          details: {
+            slug: k.slug,
+            changes: { parent_slug: { from: source.slug, to: target.slug } },
+            reason: "category_merged",
+          },
         })),
       );
     }
@@ -274,7 +325,12 @@ export async function mergeCategory(em: Em, actor: Actor, req: { id: string; int
       entityType: "category",
       entityId: source.id,
       action: "merged",
-      details: { slug: source.slug, into: target.slug, transactions_moved: moved, children_moved: children.map((k) => k.slug) },
+      details: {
+        slug: source.slug,
+        into: target.slug,
+        transactions_moved: moved,
+        children_moved: children.map((k) => k.slug),
+      },
     });
     return { targetId: target.id, moved };
   });

@@ -24,7 +24,8 @@ function parseName(raw: string | undefined): string {
 
 function parseType(raw: string): string {
   const type = raw.trim().toLowerCase();
-  if (!(COUNTERPARTY_TYPES as readonly string[]).includes(type)) throw validation(`type must be one of ${COUNTERPARTY_TYPES.join(", ")}`);
+  if (!(COUNTERPARTY_TYPES as readonly string[]).includes(type))
+    throw validation(`type must be one of ${COUNTERPARTY_TYPES.join(", ")}`);
   return type;
 }
 
@@ -55,11 +56,19 @@ export async function listCounterparties(em: Em, search?: string): Promise<Count
 }
 
 async function assertNameFree(em: Em, name: string, exceptId: string | null): Promise<void> {
-  const rows = await query(em, `select 1 from counterparties where lower(name) = lower(?) and id is distinct from ?::uuid`, [name, exceptId]);
+  const rows = await query(
+    em,
+    `select 1 from counterparties where lower(name) = lower(?) and id is distinct from ?::uuid`,
+    [name, exceptId],
+  );
   if (rows.length > 0) throw nameTaken(name);
 }
 
-export async function createCounterparty(em: Em, actor: Actor, req: { name: string; type?: string; notes?: string }): Promise<string> {
+export async function createCounterparty(
+  em: Em,
+  actor: Actor,
+  req: { name: string; type?: string; notes?: string },
+): Promise<string> {
   const name = parseName(req.name);
   const type = req.type === undefined || req.type === "" ? "merchant" : parseType(req.type);
   const notes = req.notes === undefined ? null : parseNotes(req.notes);
@@ -69,11 +78,18 @@ export async function createCounterparty(em: Em, actor: Actor, req: { name: stri
     const now = new Date();
     // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
     await withShortId((shortId) =>
-      tx.transactional((sp) => sp.insert(CounterpartyEntity, { id, shortId, name, type, notes, createdAt: now, updatedAt: now })),
+      tx.transactional((sp) =>
+        sp.insert(CounterpartyEntity, { id, shortId, name, type, notes, createdAt: now, updatedAt: now }),
+      ),
     ).catch((e) => {
       throw isNameTaken(e) ? nameTaken(name) : e;
     });
-    await recordAnnotation(tx, actor, { entityType: "counterparty", entityId: id, action: "created", details: { name, type } });
+    await recordAnnotation(tx, actor, {
+      entityType: "counterparty",
+      entityId: id,
+      action: "created",
+      details: { name, type },
+    });
     return id;
   });
 }
@@ -113,7 +129,12 @@ export async function updateCounterparty(
     await tx.nativeUpdate(CounterpartyEntity, { id: c.id }, { ...set, updatedAt: new Date() }).catch((e) => {
       throw isNameTaken(e) ? nameTaken(String(set.name)) : e;
     });
-    await recordAnnotation(tx, actor, { entityType: "counterparty", entityId: c.id, action: "updated", details: { changes } });
+    await recordAnnotation(tx, actor, {
+      entityType: "counterparty",
+      entityId: c.id,
+      action: "updated",
+      details: { changes },
+    });
     return c.id;
   });
 }
@@ -147,17 +168,31 @@ async function lockTransactions(tx: Em, rawIds: string[]): Promise<TargetRow[]> 
 
 async function setCounterparty(tx: Em, ids: string[], counterpartyId: string | null): Promise<void> {
   if (ids.length === 0) return;
-  await query(tx, `update transactions set counterparty_id = ?::uuid where id = any(?::uuid[])`, [counterpartyId, pgArray(ids)]);
+  await query(tx, `update transactions set counterparty_id = ?::uuid where id = any(?::uuid[])`, [
+    counterpartyId,
+    pgArray(ids),
+  ]);
 }
 
 /** Makes `rawId` the counterparty of every named transaction. Returns how many changed. */
-export async function assignCounterparty(em: Em, actor: Actor, req: { id: string; transactionIds: string[] }): Promise<number> {
+export async function assignCounterparty(
+  em: Em,
+  actor: Actor,
+  req: { id: string; transactionIds: string[] },
+): Promise<number> {
   return em.transactional(async (tx) => {
     const cp = await resolveCounterparty(tx, req.id);
     const rows = await lockTransactions(tx, req.transactionIds);
     const changing = rows.filter((r) => r.counterparty_id !== cp.id);
-    await setCounterparty(tx, changing.map((r) => r.id), cp.id);
-    const previous = await shortIdsOf(tx, changing.map((r) => r.counterparty_id).filter((x): x is string => x !== null));
+    await setCounterparty(
+      tx,
+      changing.map((r) => r.id),
+      cp.id,
+    );
+    const previous = await shortIdsOf(
+      tx,
+      changing.map((r) => r.counterparty_id).filter((x): x is string => x !== null),
+    );
     await recordAnnotations(
       tx,
       actor,
@@ -166,7 +201,11 @@ export async function assignCounterparty(em: Em, actor: Actor, req: { id: string
         entityId: r.id,
         transactionId: r.id,
         action: "counterparty_assigned",
-        details: { counterparty_id: cp.shortId, counterparty_name: cp.name, previous_counterparty_id: r.counterparty_id ? previous.get(r.counterparty_id) ?? null : null },
+        details: {
+          counterparty_id: cp.shortId,
+          counterparty_name: cp.name,
+          previous_counterparty_id: r.counterparty_id ? (previous.get(r.counterparty_id) ?? null) : null,
+        },
       })),
     );
     return changing.length;
@@ -174,12 +213,20 @@ export async function assignCounterparty(em: Em, actor: Actor, req: { id: string
 }
 
 /** Clears the counterparty of the named transactions where it is this one. Returns how many changed. */
-export async function unassignCounterparty(em: Em, actor: Actor, req: { id: string; transactionIds: string[] }): Promise<number> {
+export async function unassignCounterparty(
+  em: Em,
+  actor: Actor,
+  req: { id: string; transactionIds: string[] },
+): Promise<number> {
   return em.transactional(async (tx) => {
     const cp = await resolveCounterparty(tx, req.id);
     const rows = await lockTransactions(tx, req.transactionIds);
     const changing = rows.filter((r) => r.counterparty_id === cp.id);
-    await setCounterparty(tx, changing.map((r) => r.id), null);
+    await setCounterparty(
+      tx,
+      changing.map((r) => r.id),
+      null,
+    );
     await recordAnnotations(
       tx,
       actor,
@@ -197,6 +244,10 @@ export async function unassignCounterparty(em: Em, actor: Actor, req: { id: stri
 
 async function shortIdsOf(em: Em, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await query<{ id: string; short_id: string }>(em, `select id, short_id from counterparties where id = any(?::uuid[])`, [pgArray(ids)]);
+  const rows = await query<{ id: string; short_id: string }>(
+    em,
+    `select id, short_id from counterparties where id = any(?::uuid[])`,
+    [pgArray(ids)],
+  );
   return new Map(rows.map((r) => [r.id, r.short_id]));
 }

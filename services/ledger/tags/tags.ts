@@ -64,7 +64,11 @@ function nameAndSlug(req: { slug?: string; displayName?: string }): { slug: stri
   return { slug, displayName };
 }
 
-export async function createTag(em: Em, actor: Actor, req: { slug?: string; displayName?: string; color?: string }): Promise<string> {
+export async function createTag(
+  em: Em,
+  actor: Actor,
+  req: { slug?: string; displayName?: string; color?: string },
+): Promise<string> {
   const { slug, displayName } = nameAndSlug(req);
   const color = req.color === undefined ? null : parseColor(req.color);
   return em.transactional(async (tx) => {
@@ -73,11 +77,18 @@ export async function createTag(em: Em, actor: Actor, req: { slug?: string; disp
     const now = new Date();
     // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
     await withShortId((shortId) =>
-      tx.transactional((sp) => sp.insert(TagEntity, { id, shortId, slug, displayName, color, createdAt: now, updatedAt: now })),
+      tx.transactional((sp) =>
+        sp.insert(TagEntity, { id, shortId, slug, displayName, color, createdAt: now, updatedAt: now }),
+      ),
     ).catch((e) => {
       throw isSlugTaken(e) ? slugTaken(slug) : e;
     });
-    await recordAnnotation(tx, actor, { entityType: "tag", entityId: id, action: "created", details: { slug, display_name: displayName, color } });
+    await recordAnnotation(tx, actor, {
+      entityType: "tag",
+      entityId: id,
+      action: "created",
+      details: { slug, display_name: displayName, color },
+    });
     return id;
   });
 }
@@ -117,7 +128,12 @@ export async function updateTag(
     await tx.nativeUpdate(TagEntity, { id: t.id }, { ...set, updatedAt: new Date() }).catch((e) => {
       throw isSlugTaken(e) ? slugTaken(String(set.slug)) : e;
     });
-    await recordAnnotation(tx, actor, { entityType: "tag", entityId: t.id, action: "updated", details: { slug: set.slug ?? t.slug, changes } });
+    await recordAnnotation(tx, actor, {
+      entityType: "tag",
+      entityId: t.id,
+      action: "updated",
+      details: { slug: set.slug ?? t.slug, changes },
+    });
     return t.id;
   });
 }

@@ -32,14 +32,23 @@ export async function resolveTransactionIds(em: Em, rawIds: string[]): Promise<s
   const found = new Set<string>();
   const missing: string[] = [];
   for (const { raw, lookup } of lookups) {
-    const id = !lookup ? undefined : lookup.column === "id" ? (byUuid.has(lookup.value) ? lookup.value : undefined) : byShort.get(lookup.value);
+    const id = !lookup
+      ? undefined
+      : lookup.column === "id"
+        ? byUuid.has(lookup.value)
+          ? lookup.value
+          : undefined
+        : byShort.get(lookup.value);
     if (id) found.add(id);
     else if (!missing.includes(raw)) missing.push(raw);
   }
   if (missing.length > 0) {
     const named = missing.slice(0, 5).map(quoted).join(", ");
     const more = missing.length > 5 ? ` and ${missing.length - 5} more` : "";
-    throw new CofferError("NOT_FOUND", `${missing.length} transaction${missing.length === 1 ? "" : "s"} not found: ${named}${more}; nothing was changed`);
+    throw new CofferError(
+      "NOT_FOUND",
+      `${missing.length} transaction${missing.length === 1 ? "" : "s"} not found: ${named}${more}; nothing was changed`,
+    );
   }
   return [...found];
 }

@@ -19,7 +19,6 @@ import { loadTransaction, resolveTransactionId, type TransactionView } from "./v
  * category and its source, which hands the row back to the rules.
  */
 
-
 export interface CategoryChoice {
   /** null for uncategorized (category_id null means uncategorized). */
   id: string | null;
@@ -32,7 +31,8 @@ export async function categoryBySlug(em: Em, raw: string | undefined): Promise<C
   if (!slug) throw validation("category_slug is required");
   if (slug === UNCATEGORIZED) return { id: null, slug };
   const rows = isSlug(slug) ? await query<{ id: string }>(em, `select id from categories where slug = ?`, [slug]) : [];
-  if (rows.length === 0) throw validation(`Unknown category_slug ${quoted(slug)}; GET /api/v1/categories lists the slugs`);
+  if (rows.length === 0)
+    throw validation(`Unknown category_slug ${quoted(slug)}; GET /api/v1/categories lists the slugs`);
   return { id: rows[0].id, slug };
 }
 
@@ -52,16 +52,23 @@ function categoryGone(slug: string) {
  * choice too (category_id null, source kept), so rules leave it alone; use
  * resetTransactionCategory to hand the row back to the rules.
  */
-export async function setTransactionCategory(em: Em, actor: Actor, rawId: string, rawSlug: string): Promise<TransactionView> {
+export async function setTransactionCategory(
+  em: Em,
+  actor: Actor,
+  rawId: string,
+  rawSlug: string,
+): Promise<TransactionView> {
   const id = await resolveTransactionId(em, rawId);
   const category = await categoryBySlug(em, rawSlug);
   const source = sourceOf(actor);
   await em.transactional(async (tx) => {
     const row = await lockTransaction(tx, id);
     if (row.categoryId === category.id && row.categorySource === source) return;
-    await query(tx, `update transactions set category_id = ?, category_source = ? where id = ?`, [category.id, source, id]).catch(
-      categoryGone(category.slug),
-    );
+    await query(tx, `update transactions set category_id = ?, category_source = ? where id = ?`, [
+      category.id,
+      source,
+      id,
+    ]).catch(categoryGone(category.slug));
     await recordAnnotation(tx, actor, {
       entityType: "transaction",
       entityId: id,
@@ -96,14 +103,25 @@ export async function resetTransactionCategory(em: Em, actor: Actor, rawId: stri
  * many changed: rows that already had this category from this kind of actor
  * are left as they are and get no annotation.
  */
-export async function batchCategorizeTransactions(em: Em, actor: Actor, rawIds: string[], rawSlug: string): Promise<number> {
+export async function batchCategorizeTransactions(
+  em: Em,
+  actor: Actor,
+  rawIds: string[],
+  rawSlug: string,
+): Promise<number> {
   checkBatchSize(rawIds);
   const category = await categoryBySlug(em, rawSlug);
   const ids = await resolveTransactionIds(em, rawIds);
   const source = sourceOf(actor);
   return em.transactional(async (tx) => {
     // Locked in id order so two overlapping batches cannot deadlock.
-    const rows = await query<{ id: string; category_id: string | null; category_source: CategorySource | null; slug: string; deleted: boolean }>(
+    const rows = await query<{
+      id: string;
+      category_id: string | null;
+      category_source: CategorySource | null;
+      slug: string;
+      deleted: boolean;
+    }>(
       tx,
       `select t.id, t.category_id, t.category_source, coalesce(c.slug, 'uncategorized') as slug, t.deleted_at is not null as deleted
        from transactions t left join categories c on c.id = t.category_id
@@ -113,7 +131,8 @@ export async function batchCategorizeTransactions(em: Em, actor: Actor, rawIds: 
       [pgArray(ids)],
     );
     const gone = rows.length < ids.length ? ids.length - rows.length : rows.filter((r) => r.deleted).length;
-    if (gone > 0) throw new CofferError("NOT_FOUND", `${gone} of the transactions was deleted meanwhile; nothing was changed`);
+    if (gone > 0)
+      throw new CofferError("NOT_FOUND", `${gone} of the transactions was deleted meanwhile; nothing was changed`);
     const changed = rows.filter((r) => r.category_id !== category.id || r.category_source !== source);
     if (changed.length === 0) return 0;
     await query(tx, `update transactions set category_id = ?, category_source = ? where id = any(?::uuid[])`, [

@@ -37,7 +37,12 @@ export async function listComments(em: Em, rawTransactionId: string): Promise<Co
   return comments.map((c) => view(c, shortId));
 }
 
-export async function addComment(em: Em, actor: Actor, rawTransactionId: string, rawBody: string): Promise<CommentView> {
+export async function addComment(
+  em: Em,
+  actor: Actor,
+  rawTransactionId: string,
+  rawBody: string,
+): Promise<CommentView> {
   const body = parseCommentBody(rawBody);
   const transactionId = await resolveTransactionId(em, rawTransactionId);
   return em.transactional(async (tx) => {
@@ -68,7 +73,11 @@ export async function addComment(em: Em, actor: Actor, rawTransactionId: string,
 }
 
 /** The comment, locked, when it belongs to this transaction; any other id (or one of another transaction's comments) is NOT_FOUND. */
-async function lockComment(tx: Em, transactionId: string, rawCommentId: string): Promise<{ id: string; short_id: string; body: string }> {
+async function lockComment(
+  tx: Em,
+  transactionId: string,
+  rawCommentId: string,
+): Promise<{ id: string; short_id: string; body: string }> {
   const lookup = parseId(rawCommentId);
   const rows = lookup
     ? await query<{ id: string; short_id: string; body: string }>(
@@ -81,7 +90,13 @@ async function lockComment(tx: Em, transactionId: string, rawCommentId: string):
   return rows[0];
 }
 
-export async function updateComment(em: Em, actor: Actor, rawTransactionId: string, rawCommentId: string, rawBody: string): Promise<CommentView> {
+export async function updateComment(
+  em: Em,
+  actor: Actor,
+  rawTransactionId: string,
+  rawCommentId: string,
+  rawBody: string,
+): Promise<CommentView> {
   const body = parseCommentBody(rawBody);
   const transactionId = await resolveTransactionId(em, rawTransactionId);
   return em.transactional(async (tx) => {
@@ -101,7 +116,12 @@ export async function updateComment(em: Em, actor: Actor, rawTransactionId: stri
   });
 }
 
-export async function deleteComment(em: Em, actor: Actor, rawTransactionId: string, rawCommentId: string): Promise<void> {
+export async function deleteComment(
+  em: Em,
+  actor: Actor,
+  rawTransactionId: string,
+  rawCommentId: string,
+): Promise<void> {
   const transactionId = await resolveTransactionId(em, rawTransactionId);
   await em.transactional(async (tx) => {
     await lockTransaction(tx, transactionId);

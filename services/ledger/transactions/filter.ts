@@ -66,15 +66,29 @@ function parseSlugs(raw: string[], field: string): string[] {
 function parseSearch(raw: string): string[] {
   if (raw.length > MAX_SEARCH_LENGTH) throw invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`);
   // Control characters count as spaces: U+001F separates the two names in search_text.
-  const terms = [...new Set(raw.split(",").map((t) => t.replace(/[\s\x00-\x1f]+/g, " ").trim().toLowerCase()).filter((t) => t !== ""))];
-  if (terms.length > MAX_SEARCH_TERMS) throw invalid(`search accepts at most ${MAX_SEARCH_TERMS} comma-separated terms`);
+  const terms = [
+    ...new Set(
+      raw
+        .split(",")
+        .map((t) =>
+          t
+            .replace(/[\s\x00-\x1f]+/g, " ")
+            .trim()
+            .toLowerCase(),
+        )
+        .filter((t) => t !== ""),
+    ),
+  ];
+  if (terms.length > MAX_SEARCH_TERMS)
+    throw invalid(`search accepts at most ${MAX_SEARCH_TERMS} comma-separated terms`);
   return terms;
 }
 
 function parseSearchMode(raw: string | undefined): SearchMode {
   if (!present(raw)) return "contains";
   const mode = raw.trim();
-  if (!(SEARCH_MODES as readonly string[]).includes(mode)) throw invalid(`search_mode must be one of ${SEARCH_MODES.join(", ")}`);
+  if (!(SEARCH_MODES as readonly string[]).includes(mode))
+    throw invalid(`search_mode must be one of ${SEARCH_MODES.join(", ")}`);
   return mode as SearchMode;
 }
 
@@ -85,7 +99,8 @@ export const containsPattern = (term: string) => `%${term.replace(/[\\%_]/g, "\\
  * A POSIX regex (for ~*) matching `word` as a whole word: not preceded or
  * followed by a letter or digit. Regex metacharacters in the word are escaped.
  */
-export const wholeWordPattern = (word: string) => `(^|[^[:alnum:]])${word.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}([^[:alnum:]]|$)`;
+export const wholeWordPattern = (word: string) =>
+  `(^|[^[:alnum:]])${word.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}([^[:alnum:]]|$)`;
 
 /**
  * The SQL (and params) matching one search term in the name or the merchant
@@ -116,14 +131,18 @@ function searchTermSql(term: string, mode: SearchMode): { sql: string; params: u
 
 async function resolveAccount(em: Em, raw: string): Promise<string> {
   const lookup = parseId(raw.trim());
-  const rows = lookup ? await query<{ id: string }>(em, `select id from accounts where ${lookup.column} = ?`, [lookup.value]) : [];
+  const rows = lookup
+    ? await query<{ id: string }>(em, `select id from accounts where ${lookup.column} = ?`, [lookup.value])
+    : [];
   if (!rows[0]) throw notFound("Account");
   return rows[0].id;
 }
 
 async function resolveUser(em: Em, raw: string): Promise<string> {
   const lookup = parseId(raw.trim());
-  const rows = lookup ? await query<{ id: string }>(em, `select id from users where ${lookup.column} = ?`, [lookup.value]) : [];
+  const rows = lookup
+    ? await query<{ id: string }>(em, `select id from users where ${lookup.column} = ?`, [lookup.value])
+    : [];
   if (!rows[0]) throw notFound("User");
   return rows[0].id;
 }
@@ -162,7 +181,8 @@ export async function resolveFilter(em: Em, f: TransactionFilterInput | undefine
   const minAmount = present(f.minAmount) ? canonicalAmount(f.minAmount, "min_amount", "INVALID_PARAMETER") : undefined;
   const maxAmount = present(f.maxAmount) ? canonicalAmount(f.maxAmount, "max_amount", "INVALID_PARAMETER") : undefined;
   const categorySlug = present(f.categorySlug) ? f.categorySlug.trim() : undefined;
-  if (categorySlug !== undefined && !isSlug(categorySlug)) throw invalid("category_slug must be a category slug ([a-z0-9_])");
+  if (categorySlug !== undefined && !isSlug(categorySlug))
+    throw invalid("category_slug must be a category slug ([a-z0-9_])");
   const searchTerms = present(f.search) ? parseSearch(f.search) : [];
   const searchMode = parseSearchMode(f.searchMode);
   const allTags = parseSlugs(f.tags ?? [], "tags");

@@ -49,7 +49,7 @@ export async function insertTransactions(em: Em, items: NewTransaction[], batchS
       provider_category_detailed: t.providerCategoryDetailed ?? null,
       pending: t.pending ?? false,
       category_id: t.categoryId ?? null,
-      category_source: t.categoryId ? t.categorySource ?? "system" : null,
+      category_source: t.categoryId ? (t.categorySource ?? "system") : null,
       tag_ids: t.tagIds ?? [],
       metadata: JSON.stringify(t.metadata ?? {}),
       counterparty_id: t.counterpartyId ?? null,
@@ -68,22 +68,32 @@ export async function insertTransactions(em: Em, items: NewTransaction[], batchS
       const done = new Set(out.map((r) => r.id));
       inserted.push(...done);
       // A row skipped for a duplicate provider id is done; one skipped for a short-id clash is retried.
-      const retry = await shortIdClashes(em, pending.filter((r) => !done.has(r.id)));
+      const retry = await shortIdClashes(
+        em,
+        pending.filter((r) => !done.has(r.id)),
+      );
       pending = retry;
     }
   }
   return inserted;
 }
 
-async function shortIdClashes<T extends { account_id: string; provider: string; provider_transaction_id: string }>(em: Em, skipped: T[]): Promise<T[]> {
+async function shortIdClashes<T extends { account_id: string; provider: string; provider_transaction_id: string }>(
+  em: Em,
+  skipped: T[],
+): Promise<T[]> {
   if (skipped.length === 0) return [];
-  const existing: { account_id: string; provider: string; provider_transaction_id: string }[] = await table(em, "transactions")
+  const existing: { account_id: string; provider: string; provider_transaction_id: string }[] = await table(
+    em,
+    "transactions",
+  )
     .select("account_id", "provider", "provider_transaction_id")
     .whereIn(
       ["account_id", "provider", "provider_transaction_id"],
       skipped.map((r) => [r.account_id, r.provider, r.provider_transaction_id]),
     );
-  const key = (r: { account_id: string; provider: string; provider_transaction_id: string }) => `${r.account_id}\u0000${r.provider}\u0000${r.provider_transaction_id}`;
+  const key = (r: { account_id: string; provider: string; provider_transaction_id: string }) =>
+    `${r.account_id}\u0000${r.provider}\u0000${r.provider_transaction_id}`;
   const dup = new Set(existing.map(key));
   return skipped.filter((r) => !dup.has(key(r)));
 }

@@ -16,7 +16,12 @@ export async function deleteTransaction(em: Em, actor: Actor, rawId: string): Pr
   await em.transactional(async (tx) => {
     await lockTransaction(tx, id);
     await query(tx, `update transactions set deleted_at = now() where id = ?`, [id]);
-    await recordAnnotation(tx, actor, { entityType: "transaction", entityId: id, transactionId: id, action: "deleted" });
+    await recordAnnotation(tx, actor, {
+      entityType: "transaction",
+      entityId: id,
+      transactionId: id,
+      action: "deleted",
+    });
   });
 }
 
@@ -27,7 +32,12 @@ export async function restoreTransaction(em: Em, actor: Actor, rawId: string): P
     const row = await lockTransaction(tx, id, { deleted: "allow" });
     if (row.deletedAt === null) throw new CofferError("CONFLICT", "This transaction is not deleted");
     await query(tx, `update transactions set deleted_at = null where id = ?`, [id]);
-    await recordAnnotation(tx, actor, { entityType: "transaction", entityId: id, transactionId: id, action: "restored" });
+    await recordAnnotation(tx, actor, {
+      entityType: "transaction",
+      entityId: id,
+      transactionId: id,
+      action: "restored",
+    });
   });
   return loadTransaction(em, id);
 }
@@ -36,7 +46,13 @@ export async function restoreTransaction(em: Em, actor: Actor, rawId: string): P
  * The audit timeline, oldest first. Readable for a soft-deleted transaction
  * too: it is how one finds out who deleted it, and when.
  */
-export async function listAnnotations(em: Em, rawId: string): Promise<{ transactionShortId: string; annotations: Annotation[] }> {
+export async function listAnnotations(
+  em: Em,
+  rawId: string,
+): Promise<{ transactionShortId: string; annotations: Annotation[] }> {
   const id = await resolveTransactionId(em, rawId, { includeDeleted: true });
-  return { transactionShortId: await transactionShortId(em, id), annotations: await listTransactionAnnotations(em, id) };
+  return {
+    transactionShortId: await transactionShortId(em, id),
+    annotations: await listTransactionAnnotations(em, id),
+  };
 }

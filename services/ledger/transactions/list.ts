@@ -42,7 +42,8 @@ const DEFAULT_ORDER: Record<SortField, SortOrder> = { date: "desc", amount: "des
 
 export function parseSort(sortBy: string, sortOrder: string): { by: SortField; order: SortOrder } {
   const by = (sortBy.trim() || "date") as SortField;
-  if (!SORT_FIELDS.includes(by)) throw new CofferError("INVALID_PARAMETER", `sort_by must be one of ${SORT_FIELDS.join(", ")}`);
+  if (!SORT_FIELDS.includes(by))
+    throw new CofferError("INVALID_PARAMETER", `sort_by must be one of ${SORT_FIELDS.join(", ")}`);
   const order = (sortOrder.trim() || DEFAULT_ORDER[by]) as SortOrder;
   if (order !== "asc" && order !== "desc") throw new CofferError("INVALID_PARAMETER", "sort_order must be asc or desc");
   return { by, order };
@@ -109,11 +110,19 @@ function presented(page: string, by: SortField, order: SortOrder): string {
 }
 
 /** First page, or the one page of the amount and name sorts: the current rows. */
-async function currentPage(em: Em, filter: ResolvedFilter, by: SortField, order: SortOrder, fetch: number): Promise<PageRow[]> {
+async function currentPage(
+  em: Em,
+  filter: ResolvedFilter,
+  by: SortField,
+  order: SortOrder,
+  fetch: number,
+): Promise<PageRow[]> {
   const where = `t.deleted_at is null and (${filter.sql})`;
   const inner =
     by === "date"
-      ? rowsOf(`select t.id from transactions t where ${where} order by ${orderBy("t", by, order)} limit ${sqlInt(fetch)}`)
+      ? rowsOf(
+          `select t.id from transactions t where ${where} order by ${orderBy("t", by, order)} limit ${sqlInt(fetch)}`,
+        )
       : `select ${COLS} from transactions t where ${where} order by ${orderBy("t", by, order)} limit ${sqlInt(fetch)}`;
   return query<PageRow>(em, presented(inner, by, order), filter.params, { prepare: true });
 }
@@ -124,7 +133,13 @@ async function currentPage(em: Em, filter: ResolvedFilter, by: SortField, order:
  * each row exactly one version qualifies (or none), so the union has no
  * duplicates; both parts use the same filter and keyset.
  */
-async function snapshotPage(em: Em, filter: ResolvedFilter, order: SortOrder, c: CursorFields, fetch: number): Promise<PageRow[]> {
+async function snapshotPage(
+  em: Em,
+  filter: ResolvedFilter,
+  order: SortOrder,
+  c: CursorFields,
+  fetch: number,
+): Promise<PageRow[]> {
   const after = order === "desc" ? "<" : ">";
   const keyset = `(t.date, t.id) ${after} (?::date, ?::uuid)`;
   const sort = orderBy("t", "date", order);
@@ -141,10 +156,7 @@ async function snapshotPage(em: Em, filter: ResolvedFilter, order: SortOrder, c:
           and t.deleted_at is null and (${filter.sql}) and ${keyset}
         order by ${sort} limit ${sqlInt(fetch)})
     ) t order by ${sort} limit ${sqlInt(fetch)}`;
-  const params = [
-    c.w, ...filter.params, c.d, c.i,
-    c.w, c.w, c.w, ...filter.params, c.d, c.i,
-  ];
+  const params = [c.w, ...filter.params, c.d, c.i, c.w, c.w, c.w, ...filter.params, c.d, c.i];
   return query<PageRow>(em, presented(inner, "date", order), params, { prepare: true });
 }
 
@@ -196,7 +208,8 @@ export async function listTransactions(em: Em, req: ListInput): Promise<ListResu
   } else {
     const c = decodeCursor(cursorRaw, { filterHash: hash, maxAgeSeconds: CURSOR_MAX_AGE_SECONDS });
     checkPosition(c);
-    if (!(await anchorExists(em, c.i))) throw invalidCursor("the transaction this cursor continues from no longer exists");
+    if (!(await anchorExists(em, c.i)))
+      throw invalidCursor("the transaction this cursor continues from no longer exists");
     rows = await snapshotPage(em, filter, order, c, fetch);
     snapshot = { w: c.w, t: c.t };
   }

@@ -33,7 +33,11 @@ interface Row {
  * changes, even when two writers race. Call inside em.transactional. A row
  * deleted meanwhile is NOT_FOUND unless `deleted` is "allow" (restore).
  */
-export async function lockTransaction(tx: Em, id: string, opts: { deleted?: "allow" } = {}): Promise<LockedTransaction> {
+export async function lockTransaction(
+  tx: Em,
+  id: string,
+  opts: { deleted?: "allow" } = {},
+): Promise<LockedTransaction> {
   const [row] = await query<Row>(
     tx,
     `select t.id, t.short_id, t.category_id, coalesce(c.slug, 'uncategorized') as category_slug, t.category_source,

@@ -15,13 +15,15 @@ const KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 
 function checkKeys(obj: JsonObject): void {
   for (const key of Object.keys(obj)) {
-    if (!KEY.test(key)) throw validation(`metadata key ${quoted(key)} must be 1-64 characters of A-Z, a-z, 0-9, _, . and -`);
+    if (!KEY.test(key))
+      throw validation(`metadata key ${quoted(key)} must be 1-64 characters of A-Z, a-z, 0-9, _, . and -`);
   }
 }
 
 function checkLimits(obj: Record<string, unknown>): void {
   const keys = Object.keys(obj).length;
-  if (keys > METADATA_LIMITS.maxKeys) throw validation(`metadata may have at most ${METADATA_LIMITS.maxKeys} keys (this change leaves ${keys})`);
+  if (keys > METADATA_LIMITS.maxKeys)
+    throw validation(`metadata may have at most ${METADATA_LIMITS.maxKeys} keys (this change leaves ${keys})`);
   const bytes = Buffer.byteLength(JSON.stringify(obj));
   if (bytes > METADATA_LIMITS.maxBytes) {
     throw validation(`metadata may be at most ${METADATA_LIMITS.maxBytes} bytes as JSON (this change leaves ${bytes})`);
@@ -33,10 +35,14 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((v, i) => sameJson(v, (b as unknown[])[i]));
+  if (Array.isArray(a))
+    return a.length === (b as unknown[]).length && a.every((v, i) => sameJson(v, (b as unknown[])[i]));
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameJson((a as never)[k], (b as never)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameJson((a as never)[k], (b as never)[k]))
+  );
 }
 
 /** Writes the new object and one annotation naming the keys set and removed, unless nothing changed. */
@@ -49,11 +55,16 @@ async function writeMetadata(
   action: "metadata_set" | "metadata_deleted",
   extra: Record<string, unknown>,
 ): Promise<void> {
-  const set = Object.keys(after).filter((k) => !Object.prototype.hasOwnProperty.call(before, k) || !sameJson(before[k], after[k]));
+  const set = Object.keys(after).filter(
+    (k) => !Object.prototype.hasOwnProperty.call(before, k) || !sameJson(before[k], after[k]),
+  );
   const removed = Object.keys(before).filter((k) => !Object.prototype.hasOwnProperty.call(after, k));
   if (set.length === 0 && removed.length === 0) return;
   await query(tx, `update transactions set metadata = ?::jsonb where id = ?`, [JSON.stringify(after), id]);
-  const details = action === "metadata_set" ? { keys_set: set.sort(), keys_removed: removed.sort(), ...extra } : { keys: removed.sort(), ...extra };
+  const details =
+    action === "metadata_set"
+      ? { keys_set: set.sort(), keys_removed: removed.sort(), ...extra }
+      : { keys: removed.sort(), ...extra };
   await recordAnnotation(tx, actor, { entityType: "transaction", entityId: id, transactionId: id, action, details });
 }
 
@@ -94,14 +105,21 @@ export async function setTransactionMetadata(
  * Removes the given keys (each must be present, else NOT_FOUND and nothing
  * changes), or every key when none are given (a no-op on empty metadata).
  */
-export async function deleteTransactionMetadata(em: Em, actor: Actor, rawId: string, rawKeys: string[]): Promise<TransactionView> {
+export async function deleteTransactionMetadata(
+  em: Em,
+  actor: Actor,
+  rawId: string,
+  rawKeys: string[],
+): Promise<TransactionView> {
   const keys = [...new Set(rawKeys)];
   const id = await resolveTransactionId(em, rawId);
   await em.transactional(async (tx) => {
     const row = await lockTransaction(tx, id);
     const missing = keys.find((k) => !Object.prototype.hasOwnProperty.call(row.metadata, k));
-    if (missing !== undefined) throw new CofferError("NOT_FOUND", `Metadata key ${quoted(missing)} not found on this transaction`);
-    const next = keys.length === 0 ? {} : Object.fromEntries(Object.entries(row.metadata).filter(([k]) => !keys.includes(k)));
+    if (missing !== undefined)
+      throw new CofferError("NOT_FOUND", `Metadata key ${quoted(missing)} not found on this transaction`);
+    const next =
+      keys.length === 0 ? {} : Object.fromEntries(Object.entries(row.metadata).filter(([k]) => !keys.includes(k)));
     await writeMetadata(tx, actor, id, row.metadata, next, "metadata_deleted", { all: keys.length === 0 });
   });
   return loadTransaction(em, id);

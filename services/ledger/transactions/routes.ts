@@ -99,7 +99,11 @@ export function transactionRoutes(router: ConnectRouter) {
   router.service(TransactionService, {
     async listTransactions(req, ctx) {
       const page = await listTransactions(emOf(ctx), req);
-      return { transactions: page.transactions.map(transactionToProto), nextCursor: page.nextCursor, hasMore: page.hasMore };
+      return {
+        transactions: page.transactions.map(transactionToProto),
+        nextCursor: page.nextCursor,
+        hasMore: page.hasMore,
+      };
     },
     async countTransactions(req, ctx) {
       return { count: await countTransactions(emOf(ctx), req.filter) };
@@ -118,7 +122,9 @@ export function transactionRoutes(router: ConnectRouter) {
     },
 
     async setTransactionCategory(req, ctx) {
-      return { transaction: transactionToProto(await setTransactionCategory(emOf(ctx), actor(ctx), req.id, req.categorySlug)) };
+      return {
+        transaction: transactionToProto(await setTransactionCategory(emOf(ctx), actor(ctx), req.id, req.categorySlug)),
+      };
     },
     async resetTransactionCategory(req, ctx) {
       return { transaction: transactionToProto(await resetTransactionCategory(emOf(ctx), actor(ctx), req.id)) };
@@ -144,7 +150,9 @@ export function transactionRoutes(router: ConnectRouter) {
       return { transaction: transactionToProto(t) };
     },
     async deleteTransactionMetadata(req, ctx) {
-      return { transaction: transactionToProto(await deleteTransactionMetadata(emOf(ctx), actor(ctx), req.id, req.keys)) };
+      return {
+        transaction: transactionToProto(await deleteTransactionMetadata(emOf(ctx), actor(ctx), req.id, req.keys)),
+      };
     },
     async listComments(req, ctx) {
       return { comments: (await listComments(emOf(ctx), req.transactionId)).map(commentToProto) };

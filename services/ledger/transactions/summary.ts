@@ -18,13 +18,17 @@ const GROUPS: Record<GroupBy, { key: string; label: string }> = {
     label: `coalesce(c.display_name, (select display_name from categories where slug = 'uncategorized'), 'Uncategorized')`,
   },
   month: { key: `to_char(t.date, 'YYYY-MM')`, label: `to_char(t.date, 'FMMonth YYYY')` },
-  week: { key: `to_char(t.date, 'IYYY-"W"IW')`, label: `'Week of ' || to_char(date_trunc('week', t.date), 'YYYY-MM-DD')` },
+  week: {
+    key: `to_char(t.date, 'IYYY-"W"IW')`,
+    label: `'Week of ' || to_char(date_trunc('week', t.date), 'YYYY-MM-DD')`,
+  },
   day: { key: `to_char(t.date, 'YYYY-MM-DD')`, label: `to_char(t.date, 'Dy DD Mon YYYY')` },
 };
 
 export function parseGroupBy(raw: string): GroupBy {
   const g = (raw.trim() || "category") as GroupBy;
-  if (!GROUP_BY.includes(g)) throw new CofferError("INVALID_PARAMETER", `group_by must be one of ${GROUP_BY.join(", ")}`);
+  if (!GROUP_BY.includes(g))
+    throw new CofferError("INVALID_PARAMETER", `group_by must be one of ${GROUP_BY.join(", ")}`);
   return g;
 }
 
@@ -67,7 +71,11 @@ export interface Summary {
  * scan computes both levels (grouping sets). Groups are ordered by key
  * (chronological for the time groupings), currencies by code.
  */
-export async function summarizeTransactions(em: Em, f: TransactionFilterInput | undefined, rawGroupBy: string): Promise<Summary> {
+export async function summarizeTransactions(
+  em: Em,
+  f: TransactionFilterInput | undefined,
+  rawGroupBy: string,
+): Promise<Summary> {
   const groupBy = parseGroupBy(rawGroupBy);
   const filter = await resolveFilter(em, f);
   const g = GROUPS[groupBy];

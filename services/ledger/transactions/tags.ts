@@ -8,7 +8,6 @@ import { recordAnnotation, recordAnnotations, type AnnotationInput } from "../an
 import { lockTransaction, quoted } from "./locked-row.js";
 import { loadTransaction, resolveTransactionId, type TransactionView } from "./view.js";
 
-
 export function parseTagSlug(raw: string): string {
   const slug = raw.trim();
   if (!isSlug(slug)) throw validation(`tag slug ${quoted(slug)} must be 1-64 characters of a-z, 0-9 and _`);
@@ -32,7 +31,9 @@ async function ensureTags(tx: Em, actor: Actor, slugs: string[]): Promise<Map<st
 
 async function tagIdsBySlug(em: Em, slugs: string[]): Promise<Map<string, string>> {
   if (slugs.length === 0) return new Map();
-  const rows = await query<{ id: string; slug: string }>(em, `select id, slug from tags where slug = any(?::text[])`, [pgArray(slugs)]);
+  const rows = await query<{ id: string; slug: string }>(em, `select id, slug from tags where slug = any(?::text[])`, [
+    pgArray(slugs),
+  ]);
   return new Map(rows.map((r) => [r.slug, r.id]));
 }
 
@@ -75,7 +76,12 @@ export interface TagChanges {
  * actually added or removed. Adding a tag already present changes nothing;
  * removing one the transaction does not carry is NOT_FOUND and nothing changes.
  */
-export async function updateTransactionTags(em: Em, actor: Actor, rawId: string, changes: TagChanges): Promise<TransactionView> {
+export async function updateTransactionTags(
+  em: Em,
+  actor: Actor,
+  rawId: string,
+  changes: TagChanges,
+): Promise<TransactionView> {
   const add = [...new Set((changes.add ?? []).map(parseTagSlug))];
   // A slug that cannot exist cannot be on the transaction: the same NOT_FOUND as any absent tag.
   const remove = [...new Set((changes.remove ?? []).map((s) => s.trim()))];
@@ -107,7 +113,10 @@ export async function updateTransactionTags(em: Em, actor: Actor, rawId: string,
       action,
       details: { tag: slug },
     });
-    await recordAnnotations(tx, actor, [...added.map((s) => annotation("tag_added", s)), ...remove.map((s) => annotation("tag_removed", s))]);
+    await recordAnnotations(tx, actor, [
+      ...added.map((s) => annotation("tag_added", s)),
+      ...remove.map((s) => annotation("tag_removed", s)),
+    ]);
   });
   return loadTransaction(em, id);
 }

@@ -100,7 +100,11 @@ export interface TransactionView {
 }
 
 /** UUID of a transaction from a raw `{id}` (UUID or short id); soft-deleted ones only when asked. */
-export async function resolveTransactionId(em: Em, raw: string, opts: { includeDeleted?: boolean } = {}): Promise<string> {
+export async function resolveTransactionId(
+  em: Em,
+  raw: string,
+  opts: { includeDeleted?: boolean } = {},
+): Promise<string> {
   const lookup = parseId(raw);
   if (lookup) {
     const rows = await query<{ id: string }>(

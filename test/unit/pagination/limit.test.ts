@@ -11,6 +11,8 @@ describe("parseLimit", () => {
   });
 
   it.each([-1, 501, 1.5, Number.NaN])("refuses %s with INVALID_PARAMETER", (n) => {
-    expect(() => parseLimit(n)).toThrow(expect.objectContaining({ code: "INVALID_PARAMETER", message: "limit must be between 1 and 500" }));
+    expect(() => parseLimit(n)).toThrow(
+      expect.objectContaining({ code: "INVALID_PARAMETER", message: "limit must be between 1 and 500" }),
+    );
   });
 });
