@@ -65,7 +65,8 @@ async function run(label: string): Promise<number> {
       throw new Error(`${label}: Ctrl-C did not stop cleanly (${JSON.stringify(exit)}):\n${p.lines.join("\n")}`);
     if (await pgAnswers(pgPort)) throw new Error(`${label}: the embedded PostgreSQL is still running after Ctrl-C`);
     console.log(
-      `  ${label}: ready in ${(elapsed / 1000).toFixed(2)} s; Ctrl-C stopped everything (exit 0) in ${(stopMs / 1000).toFixed(2)} s`,
+      `  ${label}: ready in ${(elapsed / 1000).toFixed(2)} s; ` +
+        `Ctrl-C stopped everything (exit 0) in ${(stopMs / 1000).toFixed(2)} s`,
     );
     return elapsed;
   } finally {

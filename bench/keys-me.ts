@@ -85,13 +85,16 @@ async function main() {
       `GET /api/v1/keys/me: ${N} sequential requests after ${WARMUP} warm-up, one keep-alive connection each`,
     );
     console.log(
-      `  REST gateway (fetch -> REST -> Connect h2c -> core):  median ${ms(rest.median)}  p99 ${ms(rest.p99)}  mean ${ms(rest.mean)}`,
+      `  REST gateway (fetch -> REST -> Connect h2c -> core):  median ${ms(rest.median)}  ` +
+        `p99 ${ms(rest.p99)}  mean ${ms(rest.mean)}`,
     );
     console.log(
-      `  core direct (@grpc/grpc-js GetCurrentKey):            median ${ms(direct.median)}  p99 ${ms(direct.p99)}  mean ${ms(direct.mean)}`,
+      `  core direct (@grpc/grpc-js GetCurrentKey):            median ${ms(direct.median)}  ` +
+        `p99 ${ms(direct.p99)}  mean ${ms(direct.mean)}`,
     );
     console.log(
-      `  ratio REST/gRPC: median ${(rest.median / direct.median).toFixed(2)}x  p99 ${(rest.p99 / direct.p99).toFixed(2)}x`,
+      `  ratio REST/gRPC: median ${(rest.median / direct.median).toFixed(2)}x  ` +
+        `p99 ${(rest.p99 / direct.p99).toFixed(2)}x`,
     );
   } finally {
     await Promise.all(

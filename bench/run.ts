@@ -1,4 +1,7 @@
-/** `npm run bench`: every benchmark that needs no generated data set, one after the other (they share the machine's cores). */
+/**
+ * `npm run bench`: every benchmark that needs no generated data set, one after
+ * the other (they share the machine's cores).
+ */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 

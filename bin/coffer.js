@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Coffer runs its TypeScript sources directly through tsx's loader, so a fresh
 // clone needs no build step before `npm start`.
+import process from "node:process";
 import { register } from "tsx/esm/api";
 
 register();

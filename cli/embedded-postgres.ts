@@ -35,7 +35,7 @@ export async function canConnect(url: string): Promise<boolean> {
  * itself, so those hooks are removed.
  */
 function unhookExitHandlers() {
-  const exitHook = createRequire(import.meta.url)("async-exit-hook");
+  const exitHook = createRequire(import.meta.url)("async-exit-hook") as { unhookEvent(event: string): void };
   for (const ev of ["exit", "beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"])
     exitHook.unhookEvent(ev);
 }

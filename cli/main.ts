@@ -32,7 +32,8 @@ Commands:
                               create an API key straight on the database; prints only the key
   device approve <user_code> [--scope read_only|full_access] [--name N]
   device deny <user_code>     decide a device-code login request
-  demo                        load a demo household (2 people, 4 accounts, ~2,000 transactions in USD and EUR); safe to rerun
+  demo                        load a demo household (2 people, 4 accounts, ~2,000 transactions
+                              in USD and EUR); safe to rerun
   help                        this text
 
 Environment: DATABASE_URL, COFFER_DATA_DIR, COFFER_CORE_PORT, COFFER_REST_PORT, COFFER_MCP_PORT,
@@ -77,7 +78,8 @@ async function device(args: string[]) {
   );
   process.stdout.write(
     decision.status === "approved"
-      ? `approved ${decision.userCode}: the device receives a ${decision.scope} key named "${decision.name}" at its next poll\n`
+      ? `approved ${decision.userCode}: the device receives a ${decision.scope} key ` +
+          `named "${decision.name}" at its next poll\n`
       : `denied ${decision.userCode}\n`,
   );
 }

@@ -18,7 +18,7 @@ export async function runCore(env: NodeJS.ProcessEnv = process.env) {
     await closeOrm(orm);
     process.exit(0);
   };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+  process.on("SIGTERM", () => void stop());
+  process.on("SIGINT", () => void stop());
   return app;
 }

@@ -154,11 +154,13 @@ async function main() {
       await db.query(`insert into bench_tags values ($1, $2)`, [i, id]);
     }
     await db.query(
-      `create temp table bench_merchants (idx int, raw text, merchant text, category_id uuid, primary_category text, lo numeric, hi numeric)`,
+      `create temp table bench_merchants
+         (idx int, raw text, merchant text, category_id uuid, primary_category text, lo numeric, hi numeric)`,
     );
     for (const [i, [raw, merchant, slug, lo, hi]] of MERCHANTS.entries()) {
       await db.query(
-        `insert into bench_merchants values ($1, $2, $3, (select id from categories where slug = $4), upper(split_part(coalesce($4, 'other'), '_', 1)), $5, $6)`,
+        `insert into bench_merchants values ($1, $2, $3, (select id from categories where slug = $4),
+           upper(split_part(coalesce($4, 'other'), '_', 1)), $5, $6)`,
         [i, raw, merchant, slug, lo, hi],
       );
     }
@@ -167,7 +169,8 @@ async function main() {
     // Load without secondary indexes; rebuild them afterwards (much faster than maintaining them row by row).
     const { rows: indexes } = await db.query<{ name: string; def: string }>(
       `select indexrelid::regclass::text as name, pg_get_indexdef(indexrelid) as def from pg_index
-       where indrelid = 'transactions'::regclass and not exists (select 1 from pg_constraint where conindid = indexrelid)`,
+       where indrelid = 'transactions'::regclass
+         and not exists (select 1 from pg_constraint where conindid = indexrelid)`,
     );
     for (const ix of indexes) await db.query(`drop index ${ix.name}`);
     log(`dropped ${indexes.length} secondary indexes; inserting ${n} transactions`);
@@ -175,23 +178,27 @@ async function main() {
     const tInsert = Date.now();
     await db.query(
       `insert into transactions (id, short_id, account_id, amount, iso_currency_code, date, authorized_date, provider,
-         provider_transaction_id, provider_name, provider_merchant_name, provider_category_primary, pending, category_id,
+         provider_transaction_id, provider_name, provider_merchant_name, provider_category_primary, pending,
+         category_id,
          category_source, tag_ids, created_at, updated_at)
        select gen_random_uuid(), ${SHORT_ID_SQL}, a.id,
          round(m.lo + (m.hi - m.lo) * r.amount_r::numeric, 2), a.currency, r.date, r.date - (r.auth_lag)::int, 'csv',
          'bench-' || i, m.raw || case when m.raw like '%#' then (1000 + (r.store * 8999)::int)::text else '' end
-           || ' ' || (array[${CITIES.map((c) => `'${c}'`).join(",")}])[1 + (r.city * ${CITIES.length})::int % ${CITIES.length}],
+           || ' ' || (array[${CITIES.map((c) => `'${c}'`).join(",")}])
+                       [1 + (r.city * ${CITIES.length})::int % ${CITIES.length}],
          case when r.has_merchant < 0.85 then m.merchant end,
          m.primary_category,
          r.date > current_date - 5 and r.pending_r < 0.6,
          case when r.categorized < 0.9 then m.category_id end,
          case when r.categorized < 0.9 and m.category_id is not null then 'rule' end,
-         case when r.tag_r < 0.08 then array[(select id from bench_tags where idx = (r.tag_r * 1000)::int % ${TAGS.length})]
+         case when r.tag_r < 0.08
+           then array[(select id from bench_tags where idx = (r.tag_r * 1000)::int % ${TAGS.length})]
               when r.tag_r < 0.09 then array(select id from bench_tags where idx in (0, 1))
               else '{}'::uuid[] end,
          now(), now()
        from generate_series(1, $1::int) i
-       cross join lateral (select (i::bigint * 2654435761) % 218340105584896 as x, random() as merchant_r, random() as account_r, random() as amount_r,
+       cross join lateral (select (i::bigint * 2654435761) % 218340105584896 as x, random() as merchant_r,
+                                  random() as account_r, random() as amount_r,
          current_date - (random() * 1095)::int as date, random() * 3 as auth_lag, random() as store, random() as city,
          random() as has_merchant, random() as pending_r, random() as categorized, random() as tag_r
          where i is not null offset 0) r

@@ -53,7 +53,7 @@ function start(name: string, args: string[], env: NodeJS.ProcessEnv): Proc {
     stdio: ["ignore", "ignore", "pipe"],
   });
   const tail: string[] = [];
-  child.stderr!.on("data", (c: Buffer) => tail.push(...c.toString().split("\n").slice(-20)));
+  child.stderr.on("data", (c: Buffer) => tail.push(...c.toString().split("\n").slice(-20)));
   return { name, child, tail };
 }
 
@@ -174,7 +174,9 @@ async function main() {
         where.push(`(t.date, t.id) < ($${values.length - 1}::date, $${values.length}::uuid)`);
       }
       const order = `order by t.date desc, t.id desc limit ${LIMIT + 1}`;
-      const twoStep = `select r.* from (select t.id from transactions t where ${where.join(" and ")} ${order}) k join transactions r on r.id = k.id`;
+      const twoStep =
+        `select r.* from (select t.id from transactions t where ${where.join(" and ")} ${order}) k ` +
+        "join transactions r on r.id = k.id";
       const variants = (...texts: string[]) =>
         texts.flatMap((text) => [
           { name: `floor-${++statements}`, text, values },
@@ -198,7 +200,7 @@ async function main() {
       const per = (i: number) =>
         before[i] === null || after[i] === null
           ? "n/a"
-          : ((after[i]! - before[i]!) / (iterations + Math.min(30, iterations))).toFixed(1);
+          : ((after[i] - before[i]) / (iterations + Math.min(30, iterations))).toFixed(1);
       return { m, cpu: `${per(0)} / ${per(1)}` };
     };
     /** The fastest of `queries` (all read the same page), after checking they read the page the API returned. */
@@ -259,17 +261,21 @@ async function main() {
     );
     const ms = (x: number) => x.toFixed(2).padStart(7);
     const lines = [
-      `GET /api/v1/transactions?limit=${LIMIT} over ${Number(size[0].n).toLocaleString("en-US")} transactions, ${iterations} sequential requests each (after warm-up)`,
+      `GET /api/v1/transactions?limit=${LIMIT} over ${Number(size[0].n).toLocaleString("en-US")} transactions, ` +
+        `${iterations} sequential requests each (after warm-up)`,
       "",
-      `| scenario | REST p50 / p99 ms | floor "rows" p50 / p99 ms | ratio p50 / p99 | floor "page" p50 / p99 ms | ratio p50 / p99 | CPU ms/request core / REST |`,
+      '| scenario | REST p50 / p99 ms | floor "rows" p50 / p99 ms | ratio p50 / p99 | ' +
+        'floor "page" p50 / p99 ms | ratio p50 / p99 | CPU ms/request core / REST |',
       `|---|---:|---:|---:|---:|---:|---:|`,
       ...results.map((r) => {
         const pair = (s: Stat) => `${ms(s.p50)} / ${ms(s.p99)}`;
         const ratio = (s: Stat) => `${(r.rest.p50 / s.p50).toFixed(1)}x / ${(r.rest.p99 / s.p99).toFixed(1)}x`;
-        return `| ${r.name} | ${pair(r.rest)} | ${pair(r.rows)} | ${ratio(r.rows)} | ${pair(r.page)} | ${ratio(r.page)} | ${r.cpu} |`;
+        const cells = [r.name, pair(r.rest), pair(r.rows), ratio(r.rows), pair(r.page), ratio(r.page), r.cpu];
+        return `| ${cells.join(" | ")} |`;
       }),
       "",
-      `For scale, the fixed cost of an authenticated call through both processes (GET /api/v1/keys/me, no page): p50 ${fixed.m.p50.toFixed(2)} ms, p99 ${fixed.m.p99.toFixed(2)} ms, CPU ms/request core / REST ${fixed.cpu}.`,
+      "For scale, the fixed cost of an authenticated call through both processes (GET /api/v1/keys/me, no page): " +
+        `p50 ${fixed.m.p50.toFixed(2)} ms, p99 ${fixed.m.p99.toFixed(2)} ms, CPU ms/request core / REST ${fixed.cpu}.`,
       "",
       `load average at the end: ${loadavg()
         .map((l) => l.toFixed(2))
@@ -279,7 +285,7 @@ async function main() {
   } finally {
     for (const p of procs) if (p.child.exitCode === null) p.child.kill("SIGTERM");
     await Promise.all(
-      procs.map((p) => (p.child.exitCode === null ? new Promise((r) => p.child.once("exit", r)) : null)),
+      procs.map((p) => (p.child.exitCode === null ? new Promise((r) => p.child.once("exit", r)) : Promise.resolve())),
     );
     await sql.end();
   }

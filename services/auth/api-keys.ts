@@ -35,7 +35,8 @@ export async function authenticateKey(em: Em, presented: string | null): Promise
   const [key] = looksLikeApiKey(presented)
     ? await query<KeyRow>(
         em,
-        `with k as (select id, short_id, name, scope, actor_type, user_id, revoked_at, last_used_at from api_keys where key_hash = ?),
+        `with k as (select id, short_id, name, scope, actor_type, user_id, revoked_at, last_used_at
+                      from api_keys where key_hash = ?),
               touched as (update api_keys set last_used_at = now()
                           from k where api_keys.id = k.id and k.revoked_at is null
                             and (k.last_used_at is null or k.last_used_at < now() - make_interval(secs => ?)))
@@ -125,7 +126,8 @@ export type ApiKeyView = Pick<
   "id" | "shortId" | "name" | "scope" | "actorType" | "userId" | "keyPrefix" | "createdAt" | "lastUsedAt" | "revokedAt"
 > & { userShortId: string | null };
 
-const KEY_VIEW_SQL = `select k.id, k.short_id as "shortId", k.name, k.scope, k.actor_type as "actorType", k.user_id as "userId",
+const KEY_VIEW_SQL = `select k.id, k.short_id as "shortId", k.name, k.scope, k.actor_type as "actorType",
+    k.user_id as "userId",
     k.key_prefix as "keyPrefix", ${iso("k.created_at")} as "createdAt", ${iso("k.last_used_at")} as "lastUsedAt",
     ${iso("k.revoked_at")} as "revokedAt", u.short_id as "userShortId"
   from api_keys k left join users u on u.id = k.user_id`;

@@ -15,7 +15,7 @@ export async function query<T = Record<string, unknown>>(
   opts: { prepare?: boolean } = {},
 ): Promise<T[]> {
   if (opts.prepare && !em.getTransactionContext()) return prepared<T>(em, sql, params);
-  return (await em.getConnection().execute(sql, params as never[], "all", em.getTransactionContext())) as T[];
+  return em.getConnection().execute<T[]>(sql, params, "all", em.getTransactionContext());
 }
 
 /**

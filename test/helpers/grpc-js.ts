@@ -35,7 +35,7 @@ export function grpcJsClient(address: string, service: DescService) {
       responseDeserialize: output.deserialize,
     };
   }
-  const Ctor = grpc.makeGenericClientConstructor(definition as grpc.ServiceDefinition, service.name);
+  const Ctor = grpc.makeGenericClientConstructor(definition, service.name);
   const client = new Ctor(address, grpc.credentials.createInsecure()) as unknown as grpc.Client &
     Record<
       string,

@@ -19,7 +19,8 @@ export async function newAccount(
   const shortId = newShortId();
   await query(
     em,
-    `insert into accounts (id, short_id, user_id, name, type, iso_currency_code, balance_current) values (?, ?, ?, ?, ?, ?, ?)`,
+    `insert into accounts (id, short_id, user_id, name, type, iso_currency_code, balance_current)
+     values (?, ?, ?, ?, ?, ?, ?)`,
     [id, shortId, userId, opts.name ?? "Checking", opts.type ?? "depository", opts.currency ?? "USD", "1000.00"],
   );
   return { id, shortId };

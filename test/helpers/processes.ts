@@ -52,8 +52,8 @@ export function spawnCoffer(name: string, args: string[], env: NodeJS.ProcessEnv
       for (const l of parts) for (const arr of into) arr.push(l);
     };
   };
-  child.stdout!.on("data", collect([lines, stdoutLines]));
-  child.stderr!.on("data", collect([lines]));
+  child.stdout.on("data", collect([lines, stdoutLines]));
+  child.stderr.on("data", collect([lines]));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );

@@ -44,7 +44,8 @@ async function txIn(slug: string, count: number, source: "user" | "rule" = "rule
 async function categoryOfTx(id: string): Promise<{ slug: string | null; source: string | null }> {
   const [row] = await query<{ slug: string | null; source: string | null }>(
     s.orm.em.fork(),
-    `select c.slug, t.category_source as source from transactions t left join categories c on c.id = t.category_id where t.id = ?`,
+    `select c.slug, t.category_source as source
+     from transactions t left join categories c on c.id = t.category_id where t.id = ?`,
     [id],
   );
   return row;
@@ -59,7 +60,8 @@ async function annotationsFor(entityId: string) {
     details: Record<string, unknown>;
   }>(
     s.orm.em.fork(),
-    `select action, entity_type, transaction_id, actor_name, details from annotations where entity_id = ? order by created_at, id`,
+    `select action, entity_type, transaction_id, actor_name, details
+     from annotations where entity_id = ? order by created_at, id`,
     [entityId],
   );
 }
@@ -229,7 +231,7 @@ describe("UpdateCategory", () => {
     await expectCoreError(s.core.categories.updateCategory({ id: c.id, displayName: " " }, admin), "VALIDATION_ERROR");
   });
 
-  it("another category's slug → SLUG_CONFLICT; an unknown parent → VALIDATION_ERROR; an unknown id → NOT_FOUND", async () => {
+  it("a taken slug → SLUG_CONFLICT; an unknown parent → VALIDATION_ERROR; an unknown id → NOT_FOUND", async () => {
     const c = (await s.core.categories.createCategory({ slug: uniq("dup"), displayName: "Dup" }, admin)).category!;
     await expectCoreError(s.core.categories.updateCategory({ id: c.id, slug: "travel" }, admin), "SLUG_CONFLICT");
     await expectCoreError(
@@ -300,7 +302,7 @@ describe("DeleteCategory", () => {
     expect((await s.core.categories.deleteCategory({ id: c.shortId }, admin)).transactionsUncategorized).toBe(0n);
   });
 
-  it("a category with children → CONFLICT, uncategorized → FORBIDDEN, unknown → NOT_FOUND; nothing changes", async () => {
+  it("a parent of children → CONFLICT, uncategorized → FORBIDDEN, unknown → NOT_FOUND; nothing changes", async () => {
     const ids = await txIn("personal_care_gym", 1);
     await expectCoreError(s.core.categories.deleteCategory({ id: "personal_care" }, admin), "CONFLICT");
     await expectCoreError(s.core.categories.deleteCategory({ id: "uncategorized" }, admin), "FORBIDDEN");
@@ -389,7 +391,7 @@ describe("MergeCategory", () => {
     expect((await s.core.categories.getCategory({ id: src.id }, admin)).category!.children).toHaveLength(1);
   });
 
-  it("into itself, into uncategorized or into nothing → VALIDATION_ERROR; uncategorized away → FORBIDDEN; unknown source → NOT_FOUND", async () => {
+  it("into itself, uncategorized or nothing → VALIDATION_ERROR; uncategorized → FORBIDDEN; unknown → NOT_FOUND", async () => {
     await expectCoreError(
       s.core.categories.mergeCategory({ id: "travel_lodging", into: "travel_lodging" }, admin),
       "VALIDATION_ERROR",

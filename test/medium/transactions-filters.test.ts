@@ -190,7 +190,7 @@ describe("transaction filters", () => {
     await failsWith(names({ userId: "ZZZZZZZZ" }), "NOT_FOUND", /User not found/);
   });
 
-  it("category_slug: a leaf, a parent with its children, and uncategorized (none assigned or the row itself)", async () => {
+  it("category_slug: a leaf, a parent with its children, and uncategorized (none, or that row)", async () => {
     expect(await names({ categorySlug: "food_and_drink_coffee" })).toEqual(["Coffee Beanery", "STARBUCKS #123"]);
     expect(await names({ categorySlug: "food_and_drink" })).toEqual(
       only("REFUND Whole Foods", "Corner Bakery", "Coffee Beanery", "WHOLEFDS MKT 10", "STARBUCKS #123"),

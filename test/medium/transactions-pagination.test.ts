@@ -50,7 +50,7 @@ const list = (r: Req): Promise<ListResult> =>
     cursor: r.cursor ?? "",
     sortBy: r.sortBy ?? "",
     sortOrder: r.sortOrder ?? "",
-    filter: { tags: [], anyTag: [], ...r.filter } as TransactionFilter,
+    filter: { tags: [], anyTag: [], ...r.filter },
   });
 
 /** Reads every page; `between` runs after each page (a concurrent change, say). */
@@ -272,7 +272,8 @@ describe("cursor pagination: a consistent snapshot", () => {
       await writer.query("begin");
       // The writer takes its sequence numbers and transaction id before page 1 is read...
       await writer.query(
-        `insert into transactions (id, short_id, account_id, amount, iso_currency_code, date, provider, provider_transaction_id, provider_name)
+        `insert into transactions
+           (id, short_id, account_id, amount, iso_currency_code, date, provider, provider_transaction_id, provider_name)
          values ($1, $2, $3, 5, 'USD', '2026-03-03', 'csv', $4, 'in flight')`,
         [crypto.randomUUID(), newShortId(), a.id, `inflight-${crypto.randomUUID()}`],
       );
@@ -314,7 +315,8 @@ describe("cursor pagination: a consistent snapshot", () => {
         for (let i = 0; !stop; i++) {
           const day = 1 + ((i * 7) % 28);
           await writer.query(
-            `insert into transactions (id, short_id, account_id, amount, iso_currency_code, date, provider, provider_transaction_id, provider_name, pending)
+            `insert into transactions (id, short_id, account_id, amount, iso_currency_code, date, provider,
+               provider_transaction_id, provider_name, pending)
              values ($1, $2, $3, 1.23, 'USD', $4, 'csv', $5, 'concurrent insert', $6)`,
             [
               crypto.randomUUID(),
@@ -328,7 +330,8 @@ describe("cursor pagination: a consistent snapshot", () => {
           const victim = expected[(i * 37) % expected.length].id;
           await writer.query(
             `update transactions set amount = amount + 1000, provider_name = provider_name || ' (updated)',
-               date = date + ((($2::int % 40) - 20) * interval '1 day'), pending = not pending, tag_ids = array[$3::uuid]
+               date = date + ((($2::int % 40) - 20) * interval '1 day'), pending = not pending,
+               tag_ids = array[$3::uuid]
              where id = $1`,
             [victim, i, tag],
           );

@@ -63,7 +63,8 @@ interface AnnotationRow {
 async function annotationsOf(id: string): Promise<AnnotationRow[]> {
   return query<AnnotationRow>(
     s.orm.em.fork(),
-    `select action, actor_type, actor_id, actor_name, entity_type, details from annotations where transaction_id = ? order by created_at, id`,
+    `select action, actor_type, actor_id, actor_name, entity_type, details
+     from annotations where transaction_id = ? order by created_at, id`,
     [id],
   );
 }
@@ -146,7 +147,8 @@ describe("SetTransactionCategory / ResetTransactionCategory", () => {
     const em = s.orm.em.fork();
     await query(
       em,
-      `update transactions set category_id = (select id from categories where slug = 'travel'), category_source = 'rule' where id = ?`,
+      `update transactions set category_id = (select id from categories where slug = 'travel'), category_source = 'rule'
+       where id = ?`,
       [t.id],
     );
     const r = await s.core.transactions.setTransactionCategory({ id: t.id, categorySlug: "travel" }, admin);
@@ -309,7 +311,8 @@ describe("BatchCategorizeTransactions", () => {
     expect(r.updated).toBe(500n);
     const [n] = await query<{ n: string }>(
       s.orm.em.fork(),
-      `select count(*) as n from annotations where transaction_id = any(?::uuid[]) and action = 'category_set' and actor_type = 'agent'`,
+      `select count(*) as n from annotations
+       where transaction_id = any(?::uuid[]) and action = 'category_set' and actor_type = 'agent'`,
       [pgArray(txs.map((t) => t.id))],
     );
     expect(Number(n.n)).toBe(500);
@@ -317,7 +320,7 @@ describe("BatchCategorizeTransactions", () => {
 });
 
 describe("tags", () => {
-  it("adds an existing tag, creates an unknown one with a derived display name, and is a no-op for a tag already present", async () => {
+  it("adds an existing tag, creates an unknown one with a derived display name, ignores a tag already there", async () => {
     const [t] = await newTx();
     const first = await s.core.transactions.addTransactionTag({ id: t.id, slug: "tax_deductible" }, admin);
     expect(first.transaction?.tags).toEqual(["tax_deductible"]);
@@ -329,7 +332,8 @@ describe("tags", () => {
     // The tag's creation is on the tag's own record, not on the transaction's timeline.
     const [created] = await query<{ action: string; transaction_id: string | null; details: object }>(
       s.orm.em.fork(),
-      `select action, transaction_id, details from annotations where entity_type = 'tag' and details->>'slug' = 'tax_deductible'`,
+      `select action, transaction_id, details from annotations
+       where entity_type = 'tag' and details->>'slug' = 'tax_deductible'`,
     );
     expect(created).toEqual({
       action: "tag_created",
@@ -391,7 +395,7 @@ describe("tags", () => {
     },
   );
 
-  it("UpdateTransactionTags adds and removes atomically: a bad removal changes nothing, not even the new tag", async () => {
+  it("UpdateTransactionTags adds and removes atomically: a bad removal changes nothing, not even a new tag", async () => {
     const [t] = await newTx();
     await s.core.transactions.addTransactionTag({ id: t.id, slug: "old" }, admin);
     const before = await annotationCount();
@@ -411,7 +415,7 @@ describe("tags", () => {
       admin,
     );
     expect(r.transaction?.tags).toEqual(["b2", "brand_new_tag"]);
-    expect((await annotationsOf(t.id)).slice(1).map((a) => `${a.action}:${a.details.tag}`)).toEqual([
+    expect((await annotationsOf(t.id)).slice(1).map((a) => `${a.action}:${String(a.details.tag)}`)).toEqual([
       "tag_added:brand_new_tag",
       "tag_added:b2",
       "tag_removed:old",
@@ -440,7 +444,7 @@ describe("tags", () => {
 });
 
 describe("metadata", () => {
-  it("PATCH-style merge sets keys, null removes a key; replace swaps the whole object; each change annotates the keys", async () => {
+  it("merge sets keys, null removes one; replace swaps the whole object; each change annotates the keys", async () => {
     const [t] = await newTx();
     const a = await s.core.transactions.setTransactionMetadata(
       { id: t.id, metadata: { receipt: "R-1", trip: "Lisbon", n: 2 }, replace: false },
@@ -641,7 +645,7 @@ describe("comments", () => {
 });
 
 describe("soft delete and restore", () => {
-  it("delete hides the transaction from every write and from comments; annotations stay readable; restore brings it back", async () => {
+  it("delete hides it from every write and from comments; annotations stay readable; restore brings it back", async () => {
     const [t] = await newTx();
     await s.core.transactions.addComment({ transactionId: t.id, body: "keep me" }, admin);
     await s.core.transactions.deleteTransaction({ id: t.shortId }, agent);

@@ -43,9 +43,7 @@ describe("mapError: a core error with a Coffer code", () => {
 });
 
 describe("mapError: a Connect error without a Coffer code", () => {
-  const rows = Object.entries(CODE_FOR_CONNECT).map(
-    ([c, code]) => [Code[Number(c)], Number(c) as Code, code!] as const,
-  );
+  const rows = Object.entries(CODE_FOR_CONNECT).map(([c, code]) => [Code[Number(c)], Number(c) as Code, code] as const);
 
   it.each(rows)("Connect %s → %s with a generic message", (_name, connectCode, code) => {
     const mapped = mapError(new ConnectError("pg: relation users password=hunter2", connectCode));

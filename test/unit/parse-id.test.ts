@@ -30,6 +30,6 @@ describe("parseId", () => {
     [" 0f8fad5b-d9cb-469f-a165-70867728950e"],
     ["éééééééé"],
   ])("%j matches nothing", (raw) => {
-    expect(parseId(raw as string | null | undefined)).toBeNull();
+    expect(parseId(raw)).toBeNull();
   });
 });

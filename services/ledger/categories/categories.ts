@@ -258,7 +258,8 @@ export async function deleteCategory(em: Em, actor: Actor, rawId: string): Promi
     if (children.length > 0) {
       throw new CofferError(
         "CONFLICT",
-        `"${c.slug}" has ${children.length} child categories; delete or merge them first, or merge "${c.slug}" into another top-level category`,
+        `"${c.slug}" has ${children.length} child categories; delete or merge them first, ` +
+          `or merge "${c.slug}" into another top-level category`,
       );
     }
     const count = await moveTransactions(tx, actor, c, null, "category_deleted");
@@ -300,7 +301,8 @@ export async function mergeCategory(
       if (target.parentId) {
         throw new CofferError(
           "CONFLICT",
-          `"${source.slug}" has child categories and "${target.slug}" is a child category; merge into a top-level category`,
+          `"${source.slug}" has child categories and "${target.slug}" is a child category; ` +
+            "merge into a top-level category",
         );
       }
       await tx.nativeUpdate(CategoryEntity, { parentId: source.id }, { parentId: target.id, updatedAt: new Date() });

@@ -123,7 +123,8 @@ export async function batchCategorizeTransactions(
       deleted: boolean;
     }>(
       tx,
-      `select t.id, t.category_id, t.category_source, coalesce(c.slug, 'uncategorized') as slug, t.deleted_at is not null as deleted
+      `select t.id, t.category_id, t.category_source, coalesce(c.slug, 'uncategorized') as slug,
+         t.deleted_at is not null as deleted
        from transactions t left join categories c on c.id = t.category_id
        where t.id = any(?::uuid[])
        order by t.id

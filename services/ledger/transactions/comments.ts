@@ -53,7 +53,8 @@ export async function addComment(
       if (attempt === 5) throw new Error("could not allocate a unique short id for a comment");
       const inserted = await query<{ id: string }>(
         tx,
-        `insert into comments (id, short_id, transaction_id, body, author_type, author_key_id, author_name, created_at, updated_at)
+        `insert into comments
+           (id, short_id, transaction_id, body, author_type, author_key_id, author_name, created_at, updated_at)
          values (?, ?, ?, ?, ?, ?, ?, clock_timestamp(), clock_timestamp())
          on conflict (short_id) do nothing returning id`,
         [id, newShortId(), transactionId, body, actor.type, actor.keyId, actor.name],
@@ -72,7 +73,10 @@ export async function addComment(
   });
 }
 
-/** The comment, locked, when it belongs to this transaction; any other id (or one of another transaction's comments) is NOT_FOUND. */
+/**
+ * The comment, locked, when it belongs to this transaction; any other id (or
+ * one of another transaction's comments) is NOT_FOUND.
+ */
 async function lockComment(
   tx: Em,
   transactionId: string,

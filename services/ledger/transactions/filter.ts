@@ -72,6 +72,7 @@ function parseSearch(raw: string): string[] {
         .split(",")
         .map((t) =>
           t
+            // eslint-disable-next-line no-control-regex -- control characters are exactly what is matched
             .replace(/[\s\x00-\x1f]+/g, " ")
             .trim()
             .toLowerCase(),

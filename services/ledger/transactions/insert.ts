@@ -78,22 +78,17 @@ export async function insertTransactions(em: Em, items: NewTransaction[], batchS
   return inserted;
 }
 
-async function shortIdClashes<T extends { account_id: string; provider: string; provider_transaction_id: string }>(
-  em: Em,
-  skipped: T[],
-): Promise<T[]> {
+type DedupKey = { account_id: string; provider: string; provider_transaction_id: string };
+
+async function shortIdClashes<T extends DedupKey>(em: Em, skipped: T[]): Promise<T[]> {
   if (skipped.length === 0) return [];
-  const existing: { account_id: string; provider: string; provider_transaction_id: string }[] = await table(
-    em,
-    "transactions",
-  )
+  const existing = (await table(em, "transactions")
     .select("account_id", "provider", "provider_transaction_id")
     .whereIn(
       ["account_id", "provider", "provider_transaction_id"],
       skipped.map((r) => [r.account_id, r.provider, r.provider_transaction_id]),
-    );
-  const key = (r: { account_id: string; provider: string; provider_transaction_id: string }) =>
-    `${r.account_id}\u0000${r.provider}\u0000${r.provider_transaction_id}`;
+    )) as DedupKey[];
+  const key = (r: DedupKey) => `${r.account_id}\u0000${r.provider}\u0000${r.provider_transaction_id}`;
   const dup = new Set(existing.map(key));
   return skipped.filter((r) => !dup.has(key(r)));
 }

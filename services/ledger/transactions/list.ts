@@ -61,7 +61,10 @@ function orderBy(a: string, by: SortField, order: SortOrder): string {
   }
 }
 
-/** The same order over presented rows (viewSql, alias `v`), whose amount is text; their date text sorts like the date. */
+/**
+ * The same order over presented rows (viewSql, alias `v`), whose amount is
+ * text; their date text sorts like the date.
+ */
 function presentedOrderBy(by: SortField, order: SortOrder): string {
   switch (by) {
     case "date":

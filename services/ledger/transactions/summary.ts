@@ -15,7 +15,8 @@ export type GroupBy = (typeof GROUP_BY)[number];
 const GROUPS: Record<GroupBy, { key: string; label: string }> = {
   category: {
     key: `coalesce(c.slug, 'uncategorized')`,
-    label: `coalesce(c.display_name, (select display_name from categories where slug = 'uncategorized'), 'Uncategorized')`,
+    label: `coalesce(c.display_name,
+      (select display_name from categories where slug = 'uncategorized'), 'Uncategorized')`,
   },
   month: { key: `to_char(t.date, 'YYYY-MM')`, label: `to_char(t.date, 'FMMonth YYYY')` },
   week: {

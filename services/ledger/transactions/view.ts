@@ -49,7 +49,8 @@ export function viewSql(inner: string): string {
       ${iso("t.updated_at")} as "updatedAt",
       a.short_id as "accountId", a.name as "accountName", u.short_id as "userId", u.name as "userName",
       coalesce(c.slug, 'uncategorized') as "categorySlug",
-      coalesce(c.display_name, (select display_name from categories where slug = 'uncategorized')) as "categoryDisplayName",
+      coalesce(c.display_name,
+        (select display_name from categories where slug = 'uncategorized')) as "categoryDisplayName",
       pc.slug as "categoryParentSlug",
       cp.short_id as "counterpartyId", cp.name as "counterpartyName",
       coalesce((select array_agg(g.slug order by g.slug) from tags g where g.id = any(t.tag_ids)), '{}') as tags
