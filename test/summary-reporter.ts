@@ -13,7 +13,7 @@ export default class SummaryReporter implements Reporter {
     let skipped = 0;
     for (const m of modules) {
       const hookFailed = (t: TestCase) => {
-        for (let p: TestSuite | TestModule = t.parent; ; p = (p).parent) {
+        for (let p: TestSuite | TestModule = t.parent; ; p = p.parent) {
           if (p.errors().length > 0) return true;
           if (p.type === "module") return false;
         }

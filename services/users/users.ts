@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import { isForeignKeyViolation } from "../db/sql.js";
+import { isForeignKeyViolation, query } from "../db/sql.js";
 import { UserEntity, type User } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
@@ -34,6 +34,14 @@ function emailTaken(e: unknown): never {
     throw new CofferError("CONFLICT", "Another user already has this email");
   }
   throw e;
+}
+
+/** The id of the user with this email (compared case-insensitively, like its unique index), or null. */
+export async function findUserIdByEmail(em: Em, rawEmail: string): Promise<string | null> {
+  const email = parseEmail(rawEmail);
+  if (!email) throw validation("email is required");
+  const rows = await query<{ id: string }>(em, `select id from users where lower(email) = lower(?)`, [email]);
+  return rows[0]?.id ?? null;
 }
 
 export async function listUsers(em: Em): Promise<User[]> {

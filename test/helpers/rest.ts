@@ -10,7 +10,7 @@ export function expectEnvelope(res: LightMyRequestResponse, code: ErrorCode, mes
     body: { error: { code } },
   });
   expect(res.headers["content-type"]).toMatch(/^application\/json/);
-  const body = res.json() as { error: Record<string, unknown> };
+  const body = res.json<{ error: Record<string, unknown> }>();
   expect(Object.keys(body)).toEqual(["error"]);
   expect(Object.keys(body.error).sort()).toEqual(["code", "message"]);
   expect(typeof body.error.message).toBe("string");

@@ -391,7 +391,7 @@ describe("MergeCategory", () => {
     expect((await s.core.categories.getCategory({ id: src.id }, admin)).category!.children).toHaveLength(1);
   });
 
-  it("into itself, uncategorized or nothing → VALIDATION_ERROR; uncategorized → FORBIDDEN; unknown → NOT_FOUND", async () => {
+  it("into itself/uncategorized/none → VALIDATION_ERROR; uncategorized → FORBIDDEN; unknown → NOT_FOUND", async () => {
     await expectCoreError(
       s.core.categories.mergeCategory({ id: "travel_lodging", into: "travel_lodging" }, admin),
       "VALIDATION_ERROR",

@@ -59,7 +59,8 @@ describe("coffer demo", () => {
     const [counts] = await q<Record<string, number>>(`
       select (select count(*)::int from users) as users, (select count(*)::int from accounts) as accounts,
              (select count(*)::int from tags) as tags, (select count(*)::int from counterparties) as counterparties,
-             (select count(*)::int from transactions) as transactions, (select count(*)::int from comments) as comments`);
+             (select count(*)::int from transactions) as transactions,
+             (select count(*)::int from comments) as comments`);
     expect(counts).toEqual({
       users: 2,
       accounts: 4,
@@ -76,11 +77,13 @@ describe("coffer demo", () => {
     );
     expect(range.min >= "2025-06-15" && range.max <= "2026-06-14").toBe(true);
     const mismatched = await q(
-      `select 1 from transactions t join accounts a on a.id = t.account_id where t.iso_currency_code <> a.iso_currency_code`,
+      `select 1 from transactions t join accounts a on a.id = t.account_id
+       where t.iso_currency_code <> a.iso_currency_code`,
     );
     expect(mismatched).toEqual([]);
     const accounts = await q<{ name: string; iso_currency_code: string; user: string }>(
-      `select a.name, a.iso_currency_code, u.email as user from accounts a join users u on u.id = a.user_id order by a.name`,
+      `select a.name, a.iso_currency_code, u.email as user
+       from accounts a join users u on u.id = a.user_id order by a.name`,
     );
     expect(accounts).toEqual([
       { name: "Girokonto", iso_currency_code: "EUR", user: "ben@demo.coffer.local" },
@@ -99,7 +102,8 @@ describe("coffer demo", () => {
              count(*) filter (where category_id is not null)::int as categorized,
              count(*) filter (where category_id is not null and category_source <> 'system')::int as not_system,
              count(*) filter (where counterparty_id is not null)::int as with_counterparty,
-             count(*) filter (where provider_merchant_name is not null and provider_category_primary is not null)::int as enriched,
+             count(*) filter (where provider_merchant_name is not null
+                                and provider_category_primary is not null)::int as enriched,
              count(*)::int as total
       from transactions`);
     expect(t.ann_salaries).toBeGreaterThanOrEqual(26);
@@ -112,7 +116,8 @@ describe("coffer demo", () => {
     expect(t.with_counterparty).toBeGreaterThanOrEqual(50);
     expect(t.enriched / t.total).toBeGreaterThan(0.8);
     const tags = await q<{ slug: string; n: number }>(
-      `select g.slug, count(t.id)::int as n from tags g left join transactions t on g.id = any(t.tag_ids) group by g.slug order by g.slug`,
+      `select g.slug, count(t.id)::int as n
+       from tags g left join transactions t on g.id = any(t.tag_ids) group by g.slug order by g.slug`,
     );
     expect(tags.map((r) => r.slug)).toEqual(["reimbursable", "tax_deductible", "vacation"]);
     for (const r of tags) expect(r.n, r.slug).toBeGreaterThan(0);
@@ -120,13 +125,15 @@ describe("coffer demo", () => {
 
   it("derives balances from the transactions, exactly", async () => {
     const [card] = await q<{ balance_current: string; sum: string; balance_limit: string }>(
-      `select a.balance_current::text, a.balance_limit::text, (select sum(amount) from transactions where account_id = a.id)::text as sum
+      `select a.balance_current::text, a.balance_limit::text,
+         (select sum(amount) from transactions where account_id = a.id)::text as sum
        from accounts a where a.name = 'Sapphire Card'`,
     );
     expect(card.balance_current).toBe(card.sum);
     expect(card.balance_limit).toBe("15000.00");
     const [giro] = await q<{ ok: boolean }>(
-      `select a.balance_current = 3400.00 - (select sum(amount) from transactions where account_id = a.id) as ok from accounts a where a.name = 'Girokonto'`,
+      `select a.balance_current = 3400.00 - (select sum(amount) from transactions where account_id = a.id) as ok
+       from accounts a where a.name = 'Girokonto'`,
     );
     expect(giro.ok).toBe(true);
   });

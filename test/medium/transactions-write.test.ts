@@ -320,7 +320,7 @@ describe("BatchCategorizeTransactions", () => {
 });
 
 describe("tags", () => {
-  it("adds an existing tag, creates an unknown one with a derived display name, ignores a tag already there", async () => {
+  it("adds an existing tag, creates an unknown one with a derived name, ignores a tag already there", async () => {
     const [t] = await newTx();
     const first = await s.core.transactions.addTransactionTag({ id: t.id, slug: "tax_deductible" }, admin);
     expect(first.transaction?.tags).toEqual(["tax_deductible"]);
@@ -395,7 +395,7 @@ describe("tags", () => {
     },
   );
 
-  it("UpdateTransactionTags adds and removes atomically: a bad removal changes nothing, not even a new tag", async () => {
+  it("UpdateTransactionTags is atomic: a bad removal changes nothing, not even a new tag", async () => {
     const [t] = await newTx();
     await s.core.transactions.addTransactionTag({ id: t.id, slug: "old" }, admin);
     const before = await annotationCount();
@@ -645,7 +645,7 @@ describe("comments", () => {
 });
 
 describe("soft delete and restore", () => {
-  it("delete hides it from every write and from comments; annotations stay readable; restore brings it back", async () => {
+  it("delete hides it from writes and comments; annotations stay readable; restore brings it back", async () => {
     const [t] = await newTx();
     await s.core.transactions.addComment({ transactionId: t.id, body: "keep me" }, admin);
     await s.core.transactions.deleteTransaction({ id: t.shortId }, agent);

@@ -1,6 +1,7 @@
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { AccountEntity, UserEntity, type Account } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { notFound, validation } from "../../errors/coffer-error.js";
+import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";
 import { parseCurrency } from "../../shared/validate.js";
@@ -43,12 +44,30 @@ function parseType(raw: string): string {
 }
 
 /** An exact decimal balance as text; it stays text all the way to the database. */
-function parseBalance(raw: string): string {
+export function parseBalance(raw: string, field = "balance_current"): string {
   const balance = raw.trim();
-  if (!BALANCE.test(balance))
-    throw validation("balance_current must be a decimal number with at most 12 digits before the point and 2 after");
+  if (!BALANCE.test(balance)) {
+    throw validation(`${field} must be a decimal number with at most 12 digits before the point and 2 after`);
+  }
   return balance;
 }
+
+/** An importer's own key for an account; "" means none. */
+function parseProviderAccountId(raw: string | undefined): string | null {
+  const id = (raw ?? "").trim();
+  if (!id) return null;
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (id.length > 200 || /[\x00-\x1f\x7f]/.test(id))
+    throw validation("provider_account_id must be at most 200 characters, without control characters");
+  return id;
+}
+
+const providerAccountTaken = (e: unknown) => {
+  if (e instanceof UniqueConstraintViolationException && /provider_account/.test(e.message)) {
+    throw new CofferError("CONFLICT", "Another account already has this provider_account_id");
+  }
+  throw e;
+};
 
 function parseMask(raw: string | undefined): string | null {
   const mask = (raw ?? "").trim();
@@ -93,6 +112,20 @@ export interface CreateAccountInput {
   mask?: string;
   officialName?: string;
   balanceCurrent?: string;
+  /** An importer's own key for the account (unique per provider), so that a re-import finds it. */
+  providerAccountId?: string;
+}
+
+/** The id of the account a provider knows by `providerAccountId`, or null. */
+export async function findAccountIdByProviderId(
+  em: Em,
+  req: { provider: string; providerAccountId: string },
+): Promise<string | null> {
+  const provider = req.provider.trim();
+  const providerAccountId = parseProviderAccountId(req.providerAccountId);
+  if (!provider || !providerAccountId) throw validation("provider and provider_account_id are required");
+  const found = await em.findOne(AccountEntity, { provider, providerAccountId }, { refresh: true });
+  return found?.id ?? null;
 }
 
 /** A manual account (cash, or a bank without a provider, filled by CSV imports). */
@@ -106,6 +139,7 @@ export async function createAccount(em: Em, actor: Actor, req: CreateAccountInpu
   const officialName = optionalText(req.officialName, "official_name", 200);
   const balanceCurrent =
     req.balanceCurrent === undefined || req.balanceCurrent === "" ? null : parseBalance(req.balanceCurrent);
+  const providerAccountId = parseProviderAccountId(req.providerAccountId);
   return em.transactional(async (tx) => {
     const owner = await resolveUser(tx, req.userId.trim());
     const id = crypto.randomUUID();
@@ -119,7 +153,7 @@ export async function createAccount(em: Em, actor: Actor, req: CreateAccountInpu
           userId: owner.id,
           connectionId: null,
           provider: "manual",
-          providerAccountId: null,
+          providerAccountId,
           name,
           officialName,
           type,
@@ -134,7 +168,7 @@ export async function createAccount(em: Em, actor: Actor, req: CreateAccountInpu
           updatedAt: now,
         }),
       ),
-    );
+    ).catch(providerAccountTaken);
     await recordAnnotation(tx, actor, {
       entityType: "account",
       entityId: id,
@@ -145,6 +179,7 @@ export async function createAccount(em: Em, actor: Actor, req: CreateAccountInpu
         iso_currency_code: isoCurrencyCode,
         user_id: owner.shortId,
         balance_current: balanceCurrent,
+        ...(providerAccountId ? { provider_account_id: providerAccountId } : {}),
       },
     });
     return id;

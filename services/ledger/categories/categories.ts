@@ -31,6 +31,14 @@ async function findCategory(em: Em, raw: string): Promise<Category | null> {
   return isSlug(raw) ? em.findOne(CategoryEntity, { slug: raw }, { refresh: true }) : null;
 }
 
+/** Ids of the categories with these slugs; a slug that names no category is left out. */
+export async function categoryIdsBySlug(em: Em, rawSlugs: string[]): Promise<Map<string, string>> {
+  const slugs = [...new Set(rawSlugs.map((s) => parseSlug(s)))];
+  if (slugs.length === 0) return new Map();
+  const found = await em.find(CategoryEntity, { slug: { $in: slugs } }, { refresh: true });
+  return new Map(found.map((c) => [c.slug, c.id]));
+}
+
 /** The category a path `{id}` names, or 404. */
 export async function resolveCategory(em: Em, raw: string): Promise<Category> {
   const found = await findCategory(em, raw);

@@ -55,6 +55,14 @@ export async function listCounterparties(em: Em, search?: string): Promise<Count
   return em.find(CounterpartyEntity, where, { orderBy: { name: "asc", id: "asc" }, refresh: true });
 }
 
+/** The id of the counterparty with this name (compared case-insensitively, like its unique index), or null. */
+export async function findCounterpartyIdByName(em: Em, rawName: string): Promise<string | null> {
+  const rows = await query<{ id: string }>(em, `select id from counterparties where lower(name) = lower(?)`, [
+    parseName(rawName),
+  ]);
+  return rows[0]?.id ?? null;
+}
+
 async function assertNameFree(em: Em, name: string, exceptId: string | null): Promise<void> {
   const rows = await query(
     em,

@@ -41,6 +41,12 @@ export async function resolveTag(em: Em, raw: string): Promise<Tag> {
   throw notFound("Tag");
 }
 
+/** The id of the tag with this slug, or null. */
+export async function findTagIdBySlug(em: Em, rawSlug: string): Promise<string | null> {
+  const found = await em.findOne(TagEntity, { slug: parseSlug(rawSlug) }, { refresh: true });
+  return found?.id ?? null;
+}
+
 export async function listTags(em: Em): Promise<Tag[]> {
   return em.find(TagEntity, {}, { orderBy: { slug: "asc" }, refresh: true });
 }

@@ -29,6 +29,20 @@ export type CommentView = Comment & { transactionShortId: string };
 
 const view = (c: Comment, transactionShortId: string): CommentView => ({ ...c, transactionShortId });
 
+/** The id of the oldest comment with exactly this body on the transaction (UUID or short id), or null. */
+export async function findCommentId(em: Em, rawTransactionId: string, rawBody: string): Promise<string | null> {
+  const body = parseCommentBody(rawBody);
+  const lookup = parseId(rawTransactionId);
+  if (!lookup) return null;
+  const rows = await query<{ id: string }>(
+    em,
+    `select c.id from comments c join transactions t on t.id = c.transaction_id
+     where t.${lookup.column} = ? and c.body = ? order by c.created_at, c.id limit 1`,
+    [lookup.value, body],
+  );
+  return rows[0]?.id ?? null;
+}
+
 /** Oldest first. */
 export async function listComments(em: Em, rawTransactionId: string): Promise<CommentView[]> {
   const id = await resolveTransactionId(em, rawTransactionId);

@@ -1,7 +1,8 @@
 import type { Em } from "../../db/orm.js";
-import { table } from "../../db/sql.js";
+import { pgArray, query, table } from "../../db/sql.js";
+import { validation } from "../../errors/coffer-error.js";
 import { newShortId } from "../../ids/short-id.js";
-import { isCalendarDate } from "../../../common/validation.js";
+import { UUID, isCalendarDate } from "../../../common/validation.js";
 import { parseAmount, parseCurrency } from "../../shared/validate.js";
 import type { CategorySource } from "../../db/entities/index.js";
 
@@ -76,6 +77,26 @@ export async function insertTransactions(em: Em, items: NewTransaction[], batchS
     }
   }
   return inserted;
+}
+
+/**
+ * The live (not deleted) transactions an importer already brought into an
+ * account, by provider transaction id → transaction id. Ids not found are
+ * left out.
+ */
+export async function findImportedTransactionIds(
+  em: Em,
+  req: { accountId: string; provider: string; providerTransactionIds: string[] },
+): Promise<Map<string, string>> {
+  if (!UUID.test(req.accountId)) throw validation("account_id must be a UUID");
+  if (req.providerTransactionIds.length === 0) return new Map();
+  const rows = await query<{ id: string; provider_transaction_id: string }>(
+    em,
+    `select id, provider_transaction_id from transactions
+     where account_id = ? and provider = ? and provider_transaction_id = any(?::text[]) and deleted_at is null`,
+    [req.accountId, req.provider, pgArray(req.providerTransactionIds)],
+  );
+  return new Map(rows.map((r) => [r.provider_transaction_id, r.id]));
 }
 
 type DedupKey = { account_id: string; provider: string; provider_transaction_id: string };

@@ -1,0 +1,74 @@
+import { AccountEntity, type Account } from "../../db/entities/index.js";
+import type { Em } from "../../db/orm.js";
+import { pgArray, query } from "../../db/sql.js";
+import { validation } from "../../errors/coffer-error.js";
+import { UUID } from "../../../common/validation.js";
+import type { Actor } from "../actor.js";
+import { recordAnnotation } from "../annotations.js";
+import { parseBalance, resolveAccount } from "./accounts.js";
+
+type BalanceField = "balanceCurrent" | "balanceAvailable" | "balanceLimit";
+const FIELDS: [BalanceField, string][] = [
+  ["balanceCurrent", "balance_current"],
+  ["balanceAvailable", "balance_available"],
+  ["balanceLimit", "balance_limit"],
+];
+
+/** "0042.5" → "42.50": one spelling per balance, so "unchanged" is a string comparison with the stored value. */
+function canonical(balance: string): string {
+  const negative = balance.startsWith("-");
+  const [int, frac = ""] = (negative ? balance.slice(1) : balance).split(".");
+  const digits = `${int.replace(/^0+(?=\d)/, "")}.${frac.padEnd(2, "0")}`;
+  return negative && digits !== "0.00" ? `-${digits}` : digits;
+}
+
+/**
+ * Sets the balances of an account that no provider keeps up to date (a manual
+ * one): each field given is set, "" clears it, a field left out is kept. The
+ * change is annotated like any other account change; a call that changes
+ * nothing writes nothing.
+ */
+export async function setAccountBalances(
+  em: Em,
+  actor: Actor,
+  req: { id: string } & Partial<Record<BalanceField, string>>,
+): Promise<string> {
+  const wanted = FIELDS.flatMap(([field, column]) => {
+    const raw = req[field];
+    if (raw === undefined) return [];
+    return [{ field, column, to: raw.trim() === "" ? null : canonical(parseBalance(raw, column)) }];
+  });
+  return em.transactional(async (tx) => {
+    const a = await resolveAccount(tx, req.id);
+    const set: Partial<Account> = {};
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    for (const { field, column, to } of wanted) {
+      const from = a[field] === null ? null : canonical(String(a[field]));
+      if (from === to) continue;
+      set[field] = to;
+      changes[column] = { from, to };
+    }
+    if (Object.keys(changes).length === 0) return a.id;
+    await tx.nativeUpdate(AccountEntity, { id: a.id }, { ...set, updatedAt: new Date() });
+    await recordAnnotation(tx, actor, {
+      entityType: "account",
+      entityId: a.id,
+      action: "updated",
+      details: { changes },
+    });
+    return a.id;
+  });
+}
+
+/** The sum of each account's live transactions in integer cents (summed in SQL as NUMERIC); 0 when it has none. */
+export async function netCentsByAccount(em: Em, accountIds: string[]): Promise<Map<string, bigint>> {
+  if (accountIds.some((id) => !UUID.test(id))) throw validation("account ids must be UUIDs");
+  const rows = await query<{ account_id: string; cents: string }>(
+    em,
+    `select account_id, (sum(amount) * 100)::bigint::text as cents from transactions
+     where account_id = any(?::uuid[]) and deleted_at is null group by account_id`,
+    [pgArray(accountIds)],
+  );
+  const sums = new Map(rows.map((r) => [r.account_id, BigInt(r.cents)]));
+  return new Map(accountIds.map((id) => [id, sums.get(id.toLowerCase()) ?? 0n]));
+}
