@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
 import { Ajv, type ErrorObject } from "ajv";
-import { fastify, type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
+import { fastify, type FastifyError, type FastifyReply } from "fastify";
 import { loggerOptions, requestLogController } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { drainOnClose } from "../shared/drain.js";
@@ -138,24 +138,25 @@ export async function buildRestApp(opts: RestAppOptions) {
 
   const routes = opts.routes ?? allRoutes;
   for (const route of routes) {
-    app.route({
+    // Path parameters are always text (fastify's router fills them from the URL).
+    app.route<{ Params: Record<string, string> }>({
       method: route.method,
       url: route.url,
       schema: route.schema,
       preValidation: route.bodyOptional
-        ? async (req: FastifyRequest) => {
+        ? async (req) => {
             if (req.body === undefined || req.body === null) req.body = {};
           }
         : undefined,
-      handler: async (req: FastifyRequest, reply: FastifyReply) => {
+      handler: async (req, reply) => {
         const apiKey = req.headers["x-api-key"];
         const result = await route.handler({
           req,
           core: opts.core,
           opts: callOptions(typeof apiKey === "string" ? apiKey : undefined, req.id),
-          params: req.params as Record<string, string>,
-          query: (req.query ?? {}) as Record<string, unknown>,
-          body: (req.body ?? {}) as Record<string, unknown>,
+          params: req.params,
+          query: req.query ?? {},
+          body: req.body ?? {},
         });
         const status = route.status ?? 200;
         if (status === 204) return reply.status(204).send();
