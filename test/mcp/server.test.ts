@@ -63,6 +63,7 @@ const testTools: ToolDef[] = [
     readOnly: true,
     inputSchema: {},
     outputSchema: { count: z.number() },
+    // @ts-expect-error -- a bug the types now catch; the server must catch it at run time too.
     async handler() {
       return { count: "many" };
     },
