@@ -32,8 +32,9 @@ export async function buildMcpApp(opts: { core: CoreClients; version: string; lo
     forceCloseConnections: "idle",
     return503OnClosing: false,
     // Router-level refusals (bad percent-encoding, over-long path segments) get the envelope too.
-    frameworkErrors: (_err, req, reply) =>
-      send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0].slice(0, 200)}`)),
+    frameworkErrors: (_err, req, reply) => {
+      void send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0].slice(0, 200)}`));
+    },
   });
 
   drainOnClose(app);

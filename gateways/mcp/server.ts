@@ -16,35 +16,18 @@ function errorResult(mapped: MappedError): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify(mapped.body) }] };
 }
 
-/** A tool's zod shapes as objects, built once per tool (HTTP builds a server per request). */
-interface Schemas {
-  input: z.ZodObject;
-  output: z.ZodObject;
-}
-const schemasOf = new WeakMap<ToolDef, Schemas>();
-
-function schemas(tool: ToolDef): Schemas {
-  let s = schemasOf.get(tool);
-  if (!s) {
-    s = { input: z.object(tool.inputSchema), output: z.object(tool.outputSchema) };
-    schemasOf.set(tool, s);
-  }
-  return s;
-}
-
 /**
  * The listing a client sees: zod's own JSON Schema conversion, draft-7, the
  * way the SDK's McpServer lists zod tools (arguments as the caller writes
  * them, results as the tool returns them).
  */
 function listing(tool: ToolDef): Tool {
-  const { input, output } = schemas(tool);
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: z.toJSONSchema(input, { target: "draft-7", io: "input" }) as Tool["inputSchema"],
-    outputSchema: z.toJSONSchema(output, { target: "draft-7", io: "output" }) as Tool["outputSchema"],
+    inputSchema: z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Tool["inputSchema"],
+    outputSchema: z.toJSONSchema(tool.output, { target: "draft-7", io: "output" }) as Tool["outputSchema"],
     annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: false },
     execution: { taskSupport: "forbidden" },
   };
@@ -55,10 +38,6 @@ const dotPath = (path: PropertyKey[]) =>
     (acc, seg, i) => (typeof seg === "number" ? `${acc}[${seg}]` : i === 0 ? String(seg) : `${acc}.${String(seg)}`),
     "",
   );
-
-/** A missing argument says so, instead of "expected string, received undefined". */
-const required: z.core.$ZodErrorMap = (issue) =>
-  issue.code === "invalid_type" && issue.input === undefined ? "is required" : undefined;
 
 /** Names every bad argument: "id is required; limit: Too big: expected number to be <=500". */
 function describeIssues(error: z.ZodError): string {
@@ -87,18 +66,17 @@ export function createMcpServer(core: CoreClients, opts: CallOptions, tools: Too
     const tool = byName.get(request.params.name);
     // An agent asking for a tool that does not exist is its mistake, not ours.
     if (!tool) return errorResult(envelope("NOT_FOUND", `Tool ${request.params.name} not found`));
-    const { input, output } = schemas(tool);
-    const args = input.safeParse(request.params.arguments ?? {}, { error: required });
-    if (!args.success) return errorResult(envelope("INVALID_PARAMETER", describeIssues(args.error)));
-    let out: Record<string, unknown>;
+    let called: Awaited<ReturnType<ToolDef["call"]>>;
     try {
-      out = await tool.handler(core, opts, args.data);
+      called = await tool.call(core, opts, request.params.arguments ?? {});
     } catch (e) {
       return errorResult(mapError(e));
     }
+    if ("invalid" in called) return errorResult(envelope("INVALID_PARAMETER", describeIssues(called.invalid)));
+    const out = called.result;
     // The result must match the advertised outputSchema (as McpServer checked, and
     // SDK clients check again); a mismatch is our bug, reported like any other.
-    if (!output.safeParse(out).success) return errorResult(envelope("INTERNAL_ERROR", "Internal error"));
+    if (!tool.output.safeParse(out).success) return errorResult(envelope("INTERNAL_ERROR", "Internal error"));
     return { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
   });
   return server;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
 import { Ajv, type ErrorObject } from "ajv";
-import { fastify, type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
+import { fastify, type FastifyError, type FastifyReply } from "fastify";
 import { loggerOptions, requestLogController } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { drainOnClose } from "../shared/drain.js";
@@ -34,11 +34,13 @@ function describeValidation(errors: ErrorObject[], part: string): { name: string
   const e = errors[0];
   const params = e.params as Record<string, unknown>;
   const path = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
-  if (params.missingProperty)
-    return { name: String(params.missingProperty), message: `${params.missingProperty} is required` };
-  if (params.additionalProperty) {
+  // ajv names properties with strings; anything else would be an ajv bug, described without the name.
+  const missing = typeof params.missingProperty === "string" ? params.missingProperty : undefined;
+  if (missing) return { name: missing, message: `${missing} is required` };
+  const unknown = typeof params.additionalProperty === "string" ? params.additionalProperty : undefined;
+  if (unknown) {
     const what = part === "querystring" ? "query parameter" : "field";
-    return { name: String(params.additionalProperty), message: `unknown ${what} ${params.additionalProperty}` };
+    return { name: unknown, message: `unknown ${what} ${unknown}` };
   }
   if (!path) return { name: null, message: `${part === "body" ? "body" : part} ${e.message}` };
   const allowed = Array.isArray(params.allowedValues) ? ` (${(params.allowedValues as unknown[]).join(", ")})` : "";
@@ -63,14 +65,14 @@ export async function buildRestApp(opts: RestAppOptions) {
     // parameter over maxParamLength). No resource can have such an id, so: 404, in the envelope.
     frameworkErrors: (err, req, reply) => {
       reply.header("x-request-id", req.id);
-      if (err.code === "FST_ERR_BAD_URL" || err.code === "FST_ERR_MAX_PARAM_LENGTH") {
-        return send(
-          reply,
-          envelope("NOT_FOUND", `No resource at ${req.method} ${req.url.split("?")[0].slice(0, 200)}`),
-        );
-      }
-      req.log.error({ err }, "router error in REST gateway");
-      return send(reply, envelope("INTERNAL_ERROR", "Internal error"));
+      const badUrl = err.code === "FST_ERR_BAD_URL" || err.code === "FST_ERR_MAX_PARAM_LENGTH";
+      if (!badUrl) req.log.error({ err }, "router error in REST gateway");
+      void send(
+        reply,
+        badUrl
+          ? envelope("NOT_FOUND", `No resource at ${req.method} ${req.url.split("?")[0].slice(0, 200)}`)
+          : envelope("INTERNAL_ERROR", "Internal error"),
+      );
     },
   });
 
@@ -136,24 +138,25 @@ export async function buildRestApp(opts: RestAppOptions) {
 
   const routes = opts.routes ?? allRoutes;
   for (const route of routes) {
-    app.route({
+    // Path parameters are always text (fastify's router fills them from the URL).
+    app.route<{ Params: Record<string, string> }>({
       method: route.method,
       url: route.url,
       schema: route.schema,
       preValidation: route.bodyOptional
-        ? async (req: FastifyRequest) => {
+        ? async (req) => {
             if (req.body === undefined || req.body === null) req.body = {};
           }
         : undefined,
-      handler: async (req: FastifyRequest, reply: FastifyReply) => {
+      handler: async (req, reply) => {
         const apiKey = req.headers["x-api-key"];
         const result = await route.handler({
           req,
           core: opts.core,
           opts: callOptions(typeof apiKey === "string" ? apiKey : undefined, req.id),
-          params: req.params as Record<string, string>,
-          query: (req.query ?? {}) as Record<string, unknown>,
-          body: (req.body ?? {}) as Record<string, unknown>,
+          params: req.params,
+          query: req.query ?? {},
+          body: req.body ?? {},
         });
         const status = route.status ?? 200;
         if (status === 204) return reply.status(204).send();

@@ -13,11 +13,13 @@ const INT64 = new Set([
   ScalarType.SFIXED64,
 ]);
 
+/** A `(decimal)` string as REST shows it: a JSON number, or null when unset or empty. */
+export const decimalNumber = (v: string | undefined): number | null => (v === undefined || v === "" ? null : Number(v));
+
 function scalarConverter(field: DescField & { scalar: ScalarType }): Convert {
-  if (INT64.has(field.scalar)) return (v) => Number(v as bigint);
+  if (INT64.has(field.scalar)) return (v) => Number(v);
   // getOption decodes the options anew on each call, so it is asked once here, per field.
-  if (field.scalar === ScalarType.STRING && getOption(field, decimal))
-    return (v) => (v === "" ? null : Number(v as string));
+  if (field.scalar === ScalarType.STRING && getOption(field, decimal)) return (v) => decimalNumber(v as string);
   return (v) => v as Json;
 }
 

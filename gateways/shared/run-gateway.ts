@@ -25,7 +25,7 @@ export async function runGateway(
     await app.close();
     process.exit(0);
   };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+  process.on("SIGTERM", () => void stop());
+  process.on("SIGINT", () => void stop());
   return app;
 }

@@ -51,7 +51,7 @@ describe("MCP reference tools", () => {
     expect(Object.keys(accounts.inputSchema.properties ?? {}).sort()).toEqual(["include_hidden", "user_id"]);
   });
 
-  it("list_accounts: compact accounts with short ids, numeric balances and owners; user_id and include_hidden filter", async () => {
+  it("list_accounts: short ids, numeric balances, owners; filtered by user_id and include_hidden", async () => {
     const admin = withKey(s.adminKey);
     const ann = await newUser(s.orm.em.fork(), "Ann");
     const ben = await newUser(s.orm.em.fork(), "Ben");

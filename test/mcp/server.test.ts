@@ -63,6 +63,7 @@ const testTools: ToolDef[] = [
     readOnly: true,
     inputSchema: {},
     outputSchema: { count: z.number() },
+    // @ts-expect-error -- a bug the types now catch; the server must catch it at run time too.
     async handler() {
       return { count: "many" };
     },
@@ -113,7 +114,7 @@ describe("createMcpServer (SDK low-level Server)", () => {
     await sdk.close();
   });
 
-  it("passes parsed arguments to the handler (unknown ones dropped) and returns content and structuredContent", async () => {
+  it("passes parsed arguments (unknown ones dropped); returns content and structuredContent", async () => {
     const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), testTools));
     const r = await client.callTool({ name: "echo", arguments: { id: "a", limit: 3, colour: "red" } });
     expect(r.isError).toBeFalsy();

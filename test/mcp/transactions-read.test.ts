@@ -122,7 +122,7 @@ describe("MCP transaction read tools", () => {
     });
   });
 
-  it("query_transactions: fields picks what to show; all shows everything; an unknown field is INVALID_PARAMETER", async () => {
+  it("query_transactions: fields picks what to show; all shows everything; unknown → INVALID_PARAMETER", async () => {
     const picked = await call("query_transactions", { fields: "id, amount", limit: 1 });
     expect(picked.transactions).toEqual([{ id: expect.any(String), amount: 2.35 }]);
     const all = await call("query_transactions", { fields: "all", search: "espresso" });

@@ -73,7 +73,7 @@ describe("transaction write tools", () => {
     }
   });
 
-  it("categorize_transaction → {id (short), category_slug, category_source}, recorded as the agent's choice", async () => {
+  it("categorize_transaction → {id (short), category_slug, category_source}, recorded as agent's choice", async () => {
     const t = await newTx();
     const r = await callTool(agent, "categorize_transaction", {
       id: t.shortId,
@@ -115,7 +115,7 @@ describe("transaction write tools", () => {
     ]);
   });
 
-  it("tag_transaction removing a tag that is not there fails and adds nothing; no tags at all → VALIDATION_ERROR", async () => {
+  it("tag_transaction removing an absent tag fails and adds nothing; no tags at all → VALIDATION_ERROR", async () => {
     const t = await newTx();
     expect(
       errorCode(await callTool(agent, "tag_transaction", { id: t.id, add: ["never_added"], remove: ["absent"] })),

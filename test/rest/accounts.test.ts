@@ -24,7 +24,7 @@ const create = async (payload: object = {}) => {
 };
 
 describe("accounts over REST", () => {
-  it("POST creates a manual account (201) with snake_case fields, short-id references and a numeric balance", async () => {
+  it("POST creates a manual account (201): snake_case fields, short-id references, a numeric balance", async () => {
     const res = await post({
       user_id: ann.id,
       name: "Joint checking",

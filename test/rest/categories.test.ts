@@ -109,7 +109,7 @@ describe("categories over REST", () => {
     expect(notes).toEqual([{ action: "created" }, { action: "merged" }]);
   });
 
-  it("conflicts: duplicate slug → 409 SLUG_CONFLICT; children in the way → 409 CONFLICT; system category → 403 FORBIDDEN", async () => {
+  it("conflicts: duplicate slug → 409 SLUG_CONFLICT; children in the way → 409 CONFLICT; system → 403", async () => {
     expectEnvelope(await req("POST", "/api/v1/categories", { display_name: "Travel" }), "SLUG_CONFLICT");
     expectEnvelope(await req("PUT", "/api/v1/categories/travel_flights", { slug: "travel" }), "SLUG_CONFLICT");
     expectEnvelope(await req("DELETE", "/api/v1/categories/travel"), "CONFLICT");
@@ -120,7 +120,7 @@ describe("categories over REST", () => {
     expectEnvelope(await req("POST", "/api/v1/categories/uncategorized/merge", { into: "travel" }), "FORBIDDEN");
   });
 
-  it("bad input: schema violations → 400 INVALID_PARAMETER naming the field; rule violations → 400 VALIDATION_ERROR", async () => {
+  it("bad input: schema violation → 400 INVALID_PARAMETER naming the field; rule → 400 VALIDATION_ERROR", async () => {
     expect(
       expectEnvelope(await req("POST", "/api/v1/categories", { slug: "x" }), "INVALID_PARAMETER").message,
     ).toContain("display_name");

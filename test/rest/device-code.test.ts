@@ -19,13 +19,13 @@ async function create(st: Stack = s, payload?: object) {
     ...(payload ? { payload } : {}),
   });
   expect(res.statusCode).toBe(201);
-  return res.json() as {
+  return res.json<{
     device_code: string;
     user_code: string;
     verification_url: string;
     expires_in: number;
     interval: number;
-  };
+  }>();
 }
 const poll = (device_code: string, st: Stack = s) =>
   st.rest.inject({ method: "POST", url: "/api/v1/auth/device-code/poll", payload: { device_code } });

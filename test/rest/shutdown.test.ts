@@ -37,7 +37,7 @@ const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection
 function readAll(socket: Socket): Promise<string> {
   let data = "";
   socket.on("error", () => undefined); // a reset shows up as missing responses below
-  socket.on("data", (c) => (data += c));
+  socket.on("data", (c: Buffer) => (data += c.toString()));
   return new Promise((resolve) => socket.on("close", () => resolve(data)));
 }
 
@@ -56,7 +56,7 @@ describe("REST gateway shutdown", () => {
     ).resolves.toBe("closed");
   });
 
-  it("closes a busy keep-alive connection after its answer; a request pipelined behind it is not half-served", async () => {
+  it("closes a busy keep-alive connection after its answer; one pipelined behind it is not half-served", async () => {
     const { app, port, inHandler, release } = await slowGateway();
     const socket = connect(port, "127.0.0.1");
     const all = readAll(socket);

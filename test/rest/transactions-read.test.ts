@@ -60,7 +60,7 @@ const get = (url: string, apiKey: string | null = s.adminKey) =>
   s.rest.inject({ method: "GET", url, headers: apiKey === null ? {} : key(apiKey) });
 
 describe("GET /api/v1/transactions", () => {
-  it("answers exactly {transactions, next_cursor, has_more}, with REST transactions (numbers, short-id references)", async () => {
+  it("answers exactly {transactions, next_cursor, has_more}; REST transactions (numbers, short-id refs)", async () => {
     const res = await get("/api/v1/transactions");
     expect(res.statusCode).toBe(200);
     const body = res.json();

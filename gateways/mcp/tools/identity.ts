@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { ApiKeySchema } from "../../../gen/coffer/v1/auth_pb.js";
-import { UserSchema } from "../../../gen/coffer/v1/users_pb.js";
-import { toRest } from "../../shared/rest-json.js";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { defineTool } from "../tool.js";
 
 const user = z.object({
@@ -9,6 +7,8 @@ const user = z.object({
   name: z.string(),
   email: z.string().nullable(),
 });
+
+const scope = z.enum(["read_only", "full_access"]);
 
 export const whoami = defineTool({
   name: "whoami",
@@ -19,20 +19,21 @@ export const whoami = defineTool({
   outputSchema: {
     id: z.string(),
     name: z.string(),
-    scope: z.enum(["read_only", "full_access"]),
+    scope,
     actor_type: z.string(),
     user_id: z.string().nullable(),
     created_at: z.string(),
   },
   async handler(core, opts) {
-    const key = toRest(ApiKeySchema, (await core.apiKeys.getCurrentKey({}, opts)).apiKey!);
+    const key = (await core.apiKeys.getCurrentKey({}, opts)).apiKey!;
     return {
-      id: key.short_id,
+      id: key.shortId,
       name: key.name,
-      scope: key.scope,
-      actor_type: key.actor_type,
-      user_id: key.user_id,
-      created_at: key.created_at,
+      // The core sends one of the two; anything else is a bug, reported as INTERNAL_ERROR.
+      scope: scope.parse(key.scope),
+      actor_type: key.actorType,
+      user_id: key.userId ?? null,
+      created_at: timestampDate(key.createdAt!).toISOString(),
     };
   },
 });
@@ -46,11 +47,6 @@ export const listUsers = defineTool({
   outputSchema: { users: z.array(user) },
   async handler(core, opts) {
     const r = await core.users.listUsers({}, opts);
-    return {
-      users: r.users.map((u) => {
-        const j = toRest(UserSchema, u);
-        return { id: u.shortId, name: u.name, email: j.email as string | null };
-      }),
-    };
+    return { users: r.users.map((u) => ({ id: u.shortId, name: u.name, email: u.email ?? null })) };
   },
 });

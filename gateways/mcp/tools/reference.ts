@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { AccountSchema } from "../../../gen/coffer/v1/accounts_pb.js";
-import { toRest } from "../../shared/rest-json.js";
+import { decimalNumber } from "../../shared/rest-json.js";
 import { defineTool } from "../tool.js";
 
 const account = z.object({
@@ -22,7 +21,8 @@ export const listAccounts = defineTool({
   name: "list_accounts",
   title: "List accounts",
   description:
-    "The household's bank and manual accounts with owner, currency and current balance. Hidden accounts are left out unless include_hidden is true.",
+    "The household's bank and manual accounts with owner, currency and current balance. " +
+    "Hidden accounts are left out unless include_hidden is true.",
   readOnly: true,
   inputSchema: {
     user_id: z
@@ -33,26 +33,23 @@ export const listAccounts = defineTool({
     include_hidden: z.boolean().optional().describe("also list accounts the household has hidden"),
   },
   outputSchema: { accounts: z.array(account) },
-  async handler(core, opts, args: { user_id?: string; include_hidden?: boolean }) {
+  async handler(core, opts, args) {
     const r = await core.accounts.listAccounts(
       { userId: args.user_id, includeHidden: args.include_hidden ?? false },
       opts,
     );
     return {
-      accounts: r.accounts.map((a) => {
-        const j = toRest(AccountSchema, a);
-        return {
-          id: a.shortId,
-          name: a.name,
-          type: a.type,
-          subtype: j.subtype as string | null,
-          mask: j.mask as string | null,
-          iso_currency_code: a.isoCurrencyCode,
-          balance_current: j.balance_current as number | null,
-          user_id: a.userId,
-          user_name: a.userName,
-        };
-      }),
+      accounts: r.accounts.map((a) => ({
+        id: a.shortId,
+        name: a.name,
+        type: a.type,
+        subtype: a.subtype ?? null,
+        mask: a.mask ?? null,
+        iso_currency_code: a.isoCurrencyCode,
+        balance_current: decimalNumber(a.balanceCurrent),
+        user_id: a.userId,
+        user_name: a.userName,
+      })),
     };
   },
 });
@@ -63,7 +60,8 @@ export const listCategories = defineTool({
   name: "list_categories",
   title: "List categories",
   description:
-    "The category taxonomy as a two-level tree: top-level groups with their children. Use the slugs to filter or categorize transactions; filtering by a top-level slug includes its children.",
+    "The category taxonomy as a two-level tree: top-level groups with their children. " +
+    "Use the slugs to filter or categorize transactions; filtering by a top-level slug includes its children.",
   readOnly: true,
   inputSchema: {},
   outputSchema: { categories: z.array(childCategory.extend({ children: z.array(childCategory) })) },

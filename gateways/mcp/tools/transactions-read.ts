@@ -89,14 +89,24 @@ function project(t: Transaction, fields: FieldName[]): Record<string, unknown> {
   return Object.fromEntries(fields.map((f) => [f, FIELDS[f].pick(rest)]));
 }
 
+/*
+ * A transaction is shown as REST renders it (toRest), projected to the fields
+ * asked for, so its type is known only at run time: these two schemas are
+ * declared loosely for the handlers, and the server checks every result
+ * against them (outputSchema) before sending it.
+ */
+const transactionRow: z.ZodType<Record<string, unknown>> = z.object(transactionShape).partial();
+const fullTransaction: z.ZodRawShape = transactionShape;
+
 export const queryTransactions = defineTool({
   name: "query_transactions",
   title: "Query transactions",
   description:
-    "Lists transactions, newest first, with filters (dates, account, household member, category, amount range, pending, " +
-    "name search, tags). Page through results by passing next_cursor back as cursor with the same filters until has_more " +
-    "is false. sort_by amount or name returns one page (top `limit`, up to 500) and takes no cursor. Use count_only to " +
-    "learn how many match before paging, and fields to choose what each transaction shows. Amounts: positive = money out.",
+    "Lists transactions, newest first, with filters (dates, account, household member, category, amount range, " +
+    "pending, name search, tags). Page through results by passing next_cursor back as cursor with the same " +
+    "filters until has_more is false. sort_by amount or name returns one page (top `limit`, up to 500) and takes " +
+    "no cursor. Use count_only to learn how many match before paging, and fields to choose what each transaction " +
+    "shows. Amounts: positive = money out.",
   readOnly: true,
   inputSchema: {
     ...transactionFilterShape.mcp,
@@ -113,7 +123,7 @@ export const queryTransactions = defineTool({
     count_only: z.boolean().optional().describe("return only {count} of the matching transactions"),
   },
   outputSchema: {
-    transactions: z.array(z.object(transactionShape).partial()).optional(),
+    transactions: z.array(transactionRow).optional(),
     next_cursor: z.string().optional().describe("pass as cursor for the next page; empty when there are no more"),
     has_more: z.boolean().optional(),
     count: z.number().int().optional().describe("with count_only: how many transactions match"),
@@ -149,8 +159,8 @@ export const getTransaction = defineTool({
   description: "One transaction with every field, by its short id or UUID.",
   readOnly: true,
   inputSchema: { id: z.string().min(1).describe("transaction short id (8 characters) or UUID") },
-  outputSchema: transactionShape,
-  async handler(core, opts, args: { id: string }) {
+  outputSchema: fullTransaction,
+  async handler(core, opts, args) {
     return project((await core.transactions.getTransaction({ id: args.id }, opts)).transaction!, ALL_FIELDS);
   },
 });
@@ -163,22 +173,26 @@ const totals = z.object({
   count: z.number().int(),
 });
 
+/** The summary as REST renders it (toRest): declared loosely for the handler, checked by the server. */
+const summaryShape: z.ZodRawShape = {
+  group_by: z.string(),
+  groups: z.array(z.object({ key: z.string(), label: z.string(), totals: z.array(totals) })),
+  totals: z.array(totals).describe("per currency, over all groups"),
+};
+
 export const transactionSummary = defineTool({
   name: "transaction_summary",
   title: "Summarize transactions",
   description:
-    "Money out, money in, net and count of the transactions matching the filters, grouped by category (the assigned " +
-    "category slug; default), month, ISO week or day, and overall; always per currency (currencies are never added together).",
+    "Money out, money in, net and count of the transactions matching the filters, grouped by category (the " +
+    "assigned category slug; default), month, ISO week or day, and overall; always per currency (currencies are " +
+    "never added together).",
   readOnly: true,
   inputSchema: {
     ...transactionFilterShape.mcp,
     ...transactionSummaryShape,
   },
-  outputSchema: {
-    group_by: z.string(),
-    groups: z.array(z.object({ key: z.string(), label: z.string(), totals: z.array(totals) })),
-    totals: z.array(totals).describe("per currency, over all groups"),
-  },
+  outputSchema: summaryShape,
   async handler(core, opts, args) {
     const r = await core.transactions.summarizeTransactions(
       { filter: filterOf(args), groupBy: args.group_by ?? "" },

@@ -18,7 +18,7 @@ export const categorizeTransaction = defineTool({
     category_slug: z.string(),
     category_source: z.string().nullable().describe("who chose the category: user, agent, rule or system"),
   },
-  async handler(core, opts, args: { id: string; category_slug: string }) {
+  async handler(core, opts, args) {
     const t = (await core.transactions.setTransactionCategory({ id: args.id, categorySlug: args.category_slug }, opts))
       .transaction!;
     return { id: t.shortId, category_slug: t.categorySlug, category_source: t.categorySource ?? null };
@@ -42,7 +42,7 @@ export const tagTransaction = defineTool({
     id: z.string().describe("short id"),
     tags: z.array(z.string()).describe("the transaction's tag slugs after the change"),
   },
-  async handler(core, opts, args: { id: string; add?: string[]; remove?: string[] }) {
+  async handler(core, opts, args) {
     const r = await core.transactions.updateTransactionTags(
       { id: args.id, add: args.add ?? [], remove: args.remove ?? [] },
       opts,
@@ -55,7 +55,8 @@ export const addComment = defineTool({
   name: "add_comment",
   title: "Comment on a transaction",
   description:
-    "Adds a comment (1-10,000 characters) to a transaction's shared notes, signed with this key's name. Needs a full_access key.",
+    "Adds a comment (1-10,000 characters) to a transaction's shared notes, signed with this key's name. " +
+    "Needs a full_access key.",
   readOnly: false,
   // The core judges the length (in characters, not UTF-16 units) after trimming.
   inputSchema: { id, body: z.string().min(1).describe("the comment text, 1-10,000 characters") },
@@ -67,7 +68,7 @@ export const addComment = defineTool({
       created_at: z.string(),
     }),
   },
-  async handler(core, opts, args: { id: string; body: string }) {
+  async handler(core, opts, args) {
     const c = (await core.transactions.addComment({ transactionId: args.id, body: args.body }, opts)).comment!;
     return {
       comment: {

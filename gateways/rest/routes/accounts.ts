@@ -1,24 +1,19 @@
+import { z } from "zod";
 import { AccountSchema } from "../../../gen/coffer/v1/accounts_pb.js";
 import { toRest } from "../../shared/rest-json.js";
-import { body, nullableStr, str, type RestRoute } from "../route.js";
+import { defineRoute, type RestRoute } from "../route.js";
 
-const ACCOUNT_TYPES = ["depository", "credit", "loan", "investment", "other"];
+const accountType = z.enum(["depository", "credit", "loan", "investment", "other"]);
 
 /** JSON carries money as numbers; the core takes exact decimal text. A number's shortest form is its decimal text. */
 const decimalText = (v: number | string | null | undefined): string | undefined =>
   v === null || v === undefined ? undefined : typeof v === "number" ? String(v) : v;
 
 export const accountRoutes: RestRoute[] = [
-  {
+  defineRoute({
     method: "GET",
     url: "/api/v1/accounts",
-    schema: {
-      querystring: {
-        type: "object",
-        properties: { user_id: str({ minLength: 1 }), include_hidden: { type: "boolean" } },
-        additionalProperties: false,
-      },
-    },
+    query: { user_id: z.string().min(1).optional(), include_hidden: z.boolean().optional() },
     async handler({ core, opts, query }) {
       const r = await core.accounts.listAccounts(
         { userId: query.user_id, includeHidden: query.include_hidden ?? false },
@@ -26,25 +21,23 @@ export const accountRoutes: RestRoute[] = [
       );
       return { accounts: r.accounts.map((a) => toRest(AccountSchema, a)) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/accounts",
     status: 201,
-    schema: {
-      body: body(
-        {
-          user_id: str({ minLength: 1 }),
-          name: str({ minLength: 1, maxLength: 200 }),
-          type: str({ enum: ACCOUNT_TYPES }),
-          subtype: nullableStr({ maxLength: 64 }),
-          iso_currency_code: str({ minLength: 3, maxLength: 3 }),
-          mask: nullableStr({ maxLength: 8 }),
-          official_name: nullableStr({ maxLength: 200 }),
-          balance_current: { anyOf: [{ type: "number" }, { type: "string" }, { type: "null" }] },
-        },
-        ["user_id", "name", "type", "iso_currency_code"],
-      ),
+    body: {
+      user_id: z.string().min(1),
+      name: z.string().min(1).max(200),
+      type: accountType,
+      subtype: z.string().max(64).nullable().optional(),
+      iso_currency_code: z.string().length(3),
+      mask: z.string().max(8).nullable().optional(),
+      official_name: z.string().max(200).nullable().optional(),
+      // The core judges the decimal (at most 2 places); null or left out means no balance.
+      balance_current: z
+        .union([z.number().describe("a JSON number"), z.string().describe('decimal text, e.g. "12.30"'), z.null()])
+        .optional(),
     },
     async handler({ core, opts, body }) {
       const r = await core.accounts.createAccount(
@@ -62,23 +55,21 @@ export const accountRoutes: RestRoute[] = [
       );
       return toRest(AccountSchema, r.account!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     url: "/api/v1/accounts/:id",
     async handler({ core, opts, params }) {
       return toRest(AccountSchema, (await core.accounts.getAccount({ id: params.id }, opts)).account!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "PATCH",
     url: "/api/v1/accounts/:id",
-    schema: {
-      body: body({
-        name: str({ minLength: 1, maxLength: 200 }),
-        hidden: { type: "boolean" },
-        user_id: str({ minLength: 1 }),
-      }),
+    body: {
+      name: z.string().min(1).max(200).optional(),
+      hidden: z.boolean().optional(),
+      user_id: z.string().min(1).optional(),
     },
     async handler({ core, opts, params, body }) {
       const r = await core.accounts.updateAccount(
@@ -87,5 +78,5 @@ export const accountRoutes: RestRoute[] = [
       );
       return toRest(AccountSchema, r.account!);
     },
-  },
+  }),
 ];

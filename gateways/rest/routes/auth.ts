@@ -1,18 +1,19 @@
+import { z } from "zod";
 import { ApiKeySchema } from "../../../gen/coffer/v1/auth_pb.js";
 import { toRest } from "../../shared/rest-json.js";
-import { body, str, type RestRoute } from "../route.js";
+import { defineRoute, type RestRoute } from "../route.js";
 
-const scope = str({ enum: ["read_only", "full_access"] });
+const scope = z.enum(["read_only", "full_access"]);
 
 export const authRoutes: RestRoute[] = [
-  {
+  defineRoute({
     method: "POST",
     url: "/api/v1/auth/device-code",
     status: 201,
     bodyOptional: true,
-    schema: { body: body({ name: str({ maxLength: 200 }) }) },
+    body: { name: z.string().max(200).optional() },
     async handler({ core, opts, body }) {
-      const r = await core.deviceCodes.createDeviceCode({ name: body?.name }, opts);
+      const r = await core.deviceCodes.createDeviceCode({ name: body.name }, opts);
       return {
         device_code: r.deviceCode,
         user_code: r.userCode,
@@ -21,20 +22,20 @@ export const authRoutes: RestRoute[] = [
         interval: r.interval,
       };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/auth/device-code/poll",
-    schema: { body: body({ device_code: str({ minLength: 1 }) }, ["device_code"]) },
+    body: { device_code: z.string().min(1) },
     async handler({ core, opts, body }) {
       const r = await core.deviceCodes.pollDeviceCode({ deviceCode: body.device_code }, opts);
       return r.token === undefined ? { status: r.status } : { status: r.status, token: r.token };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/auth/device-code/approve",
-    schema: { body: body({ user_code: str({ minLength: 1 }), scope, name: str({ maxLength: 200 }) }, ["user_code"]) },
+    body: { user_code: z.string().min(1), scope: scope.optional(), name: z.string().max(200).optional() },
     async handler({ core, opts, body }) {
       const r = await core.deviceCodes.approveDeviceCode(
         { userCode: body.user_code, scope: body.scope, name: body.name },
@@ -47,46 +48,41 @@ export const authRoutes: RestRoute[] = [
         name: r.decision!.name,
       };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/auth/device-code/deny",
-    schema: { body: body({ user_code: str({ minLength: 1 }) }, ["user_code"]) },
+    body: { user_code: z.string().min(1) },
     async handler({ core, opts, body }) {
       const r = await core.deviceCodes.denyDeviceCode({ userCode: body.user_code }, opts);
       return { user_code: r.decision!.userCode, status: r.decision!.status };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     url: "/api/v1/keys/me",
     async handler({ core, opts }) {
       const r = await core.apiKeys.getCurrentKey({}, opts);
       return toRest(ApiKeySchema, r.apiKey!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     url: "/api/v1/api-keys",
     async handler({ core, opts }) {
       const r = await core.apiKeys.listApiKeys({}, opts);
       return { api_keys: r.apiKeys.map((k) => toRest(ApiKeySchema, k)) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/api-keys",
     status: 201,
-    schema: {
-      body: body(
-        {
-          name: str({ minLength: 1, maxLength: 200 }),
-          scope,
-          user_id: str(),
-          actor_type: str({ enum: ["user", "agent"] }),
-        },
-        ["name", "scope"],
-      ),
+    body: {
+      name: z.string().min(1).max(200),
+      scope,
+      user_id: z.string().optional(),
+      actor_type: z.enum(["user", "agent"]).optional(),
     },
     async handler({ core, opts, body }) {
       const r = await core.apiKeys.createApiKey(
@@ -95,13 +91,13 @@ export const authRoutes: RestRoute[] = [
       );
       return { ...toRest(ApiKeySchema, r.apiKey!), key: r.key };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "DELETE",
     url: "/api/v1/api-keys/:id",
     async handler({ core, opts, params }) {
       const r = await core.apiKeys.revokeApiKey({ id: params.id }, opts);
       return toRest(ApiKeySchema, r.apiKey!);
     },
-  },
+  }),
 ];

@@ -1,35 +1,34 @@
+import { z } from "zod";
 import {
   CategorySchema,
   DeleteCategoryResponseSchema,
   MergeCategoryResponseSchema,
 } from "../../../gen/coffer/v1/categories_pb.js";
 import { toRest } from "../../shared/rest-json.js";
-import { body, nullableStr, str, type RestRoute } from "../route.js";
+import { defineRoute, type RestRoute } from "../route.js";
+
+// Slugs are only bounded here: the core judges their form (VALIDATION_ERROR naming the rule).
+const displayName = z.string().min(1).max(100);
 
 /** Categories: {id} is a UUID, short id or slug. */
 export const categoryRoutes: RestRoute[] = [
-  {
+  defineRoute({
     method: "GET",
     url: "/api/v1/categories",
-    schema: { querystring: { type: "object", properties: {}, additionalProperties: false } },
+    query: {},
     async handler({ core, opts }) {
       const r = await core.categories.listCategories({}, opts);
       return { categories: r.categories.map((c) => toRest(CategorySchema, c)) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/categories",
     status: 201,
-    schema: {
-      body: body(
-        {
-          display_name: str({ minLength: 1, maxLength: 100 }),
-          slug: nullableStr({ maxLength: 64 }),
-          parent_slug: nullableStr({ maxLength: 64 }),
-        },
-        ["display_name"],
-      ),
+    body: {
+      display_name: displayName,
+      slug: z.string().max(64).nullable().optional(),
+      parent_slug: z.string().max(64).nullable().optional(),
     },
     async handler({ core, opts, body }) {
       const r = await core.categories.createCategory(
@@ -38,23 +37,21 @@ export const categoryRoutes: RestRoute[] = [
       );
       return toRest(CategorySchema, r.category!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     url: "/api/v1/categories/:id",
     async handler({ core, opts, params }) {
       return toRest(CategorySchema, (await core.categories.getCategory({ id: params.id }, opts)).category!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "PUT",
     url: "/api/v1/categories/:id",
-    schema: {
-      body: body({
-        display_name: str({ minLength: 1, maxLength: 100 }),
-        slug: str({ minLength: 1, maxLength: 64 }),
-        parent_slug: nullableStr({ maxLength: 64 }),
-      }),
+    body: {
+      display_name: displayName.optional(),
+      slug: z.string().min(1).max(64).optional(),
+      parent_slug: z.string().max(64).nullable().optional(),
     },
     async handler({ core, opts, params, body }) {
       // parent_slug null or "" makes the category top-level; left out, the parent stays.
@@ -65,23 +62,23 @@ export const categoryRoutes: RestRoute[] = [
       );
       return toRest(CategorySchema, r.category!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "DELETE",
     url: "/api/v1/categories/:id",
     async handler({ core, opts, params }) {
       return toRest(DeleteCategoryResponseSchema, await core.categories.deleteCategory({ id: params.id }, opts));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/categories/:id/merge",
-    schema: { body: body({ into: str({ minLength: 1, maxLength: 64 }) }, ["into"]) },
+    body: { into: z.string().min(1).max(64) },
     async handler({ core, opts, params, body }) {
       return toRest(
         MergeCategoryResponseSchema,
         await core.categories.mergeCategory({ id: params.id, into: body.into }, opts),
       );
     },
-  },
+  }),
 ];

@@ -1,39 +1,30 @@
+import { z } from "zod";
 import { CounterpartySchema } from "../../../gen/coffer/v1/counterparties_pb.js";
+import { ref } from "../../shared/params.js";
 import { toRest } from "../../shared/rest-json.js";
-import { body, nullableStr, str, type RestRoute } from "../route.js";
+import { defineRoute, type RestRoute } from "../route.js";
 
-const TYPES = ["merchant", "person", "organization", "other"];
-const transactionIds = body(
-  { transaction_ids: { type: "array", minItems: 1, maxItems: 500, items: str({ minLength: 1, maxLength: 64 }) } },
-  ["transaction_ids"],
-);
+const counterpartyType = z.enum(["merchant", "person", "organization", "other"]);
+const name = z.string().min(1).max(200);
+const notes = z.string().max(2000).nullable();
+/** Assigning and unassigning take the same body: up to 500 transaction short ids or UUIDs. */
+const transactionIds = { transaction_ids: z.array(ref).min(1).max(500) };
 
 export const counterpartyRoutes: RestRoute[] = [
-  {
+  defineRoute({
     method: "GET",
     url: "/api/v1/counterparties",
-    schema: {
-      querystring: { type: "object", properties: { search: str({ maxLength: 200 }) }, additionalProperties: false },
-    },
+    query: { search: z.string().max(200).optional() },
     async handler({ core, opts, query }) {
       const r = await core.counterparties.listCounterparties({ search: query.search }, opts);
       return { counterparties: r.counterparties.map((c) => toRest(CounterpartySchema, c)) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/counterparties",
     status: 201,
-    schema: {
-      body: body(
-        {
-          name: str({ minLength: 1, maxLength: 200 }),
-          type: str({ enum: TYPES }),
-          notes: nullableStr({ maxLength: 2000 }),
-        },
-        ["name"],
-      ),
-    },
+    body: { name, type: counterpartyType.optional(), notes: notes.optional() },
     async handler({ core, opts, body }) {
       const r = await core.counterparties.createCounterparty(
         { name: body.name, type: body.type, notes: body.notes ?? undefined },
@@ -41,8 +32,8 @@ export const counterpartyRoutes: RestRoute[] = [
       );
       return toRest(CounterpartySchema, r.counterparty!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     url: "/api/v1/counterparties/:id",
     async handler({ core, opts, params }) {
@@ -51,17 +42,11 @@ export const counterpartyRoutes: RestRoute[] = [
         (await core.counterparties.getCounterparty({ id: params.id }, opts)).counterparty!,
       );
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "PATCH",
     url: "/api/v1/counterparties/:id",
-    schema: {
-      body: body({
-        name: str({ minLength: 1, maxLength: 200 }),
-        type: str({ enum: TYPES }),
-        notes: nullableStr({ maxLength: 2000 }),
-      }),
-    },
+    body: { name: name.optional(), type: counterpartyType.optional(), notes: notes.optional() },
     async handler({ core, opts, params, body }) {
       // JSON null clears the notes; the core takes "" for that.
       const notes = body.notes === null ? "" : body.notes;
@@ -71,11 +56,11 @@ export const counterpartyRoutes: RestRoute[] = [
       );
       return toRest(CounterpartySchema, r.counterparty!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/counterparties/:id/transactions",
-    schema: { body: transactionIds },
+    body: transactionIds,
     async handler({ core, opts, params, body }) {
       const r = await core.counterparties.assignCounterparty(
         { id: params.id, transactionIds: body.transaction_ids },
@@ -83,12 +68,12 @@ export const counterpartyRoutes: RestRoute[] = [
       );
       return { updated: Number(r.updated) };
     },
-  },
-  {
+  }),
+  defineRoute({
     // Unassigning takes the same body as assigning, on DELETE of the same sub-resource.
     method: "DELETE",
     url: "/api/v1/counterparties/:id/transactions",
-    schema: { body: transactionIds },
+    body: transactionIds,
     async handler({ core, opts, params, body }) {
       const r = await core.counterparties.unassignCounterparty(
         { id: params.id, transactionIds: body.transaction_ids },
@@ -96,5 +81,5 @@ export const counterpartyRoutes: RestRoute[] = [
       );
       return { updated: Number(r.updated) };
     },
-  },
+  }),
 ];

@@ -1,28 +1,29 @@
+import { z } from "zod";
 import { TagSchema } from "../../../gen/coffer/v1/tags_pb.js";
 import { toRest } from "../../shared/rest-json.js";
-import { body, nullableStr, str, type RestRoute } from "../route.js";
+import { defineRoute, type RestRoute } from "../route.js";
+
+// Slugs and colors are only bounded here: the core judges their form (VALIDATION_ERROR naming the rule).
 
 /** Tags: {id} is a UUID, short id or slug. */
 export const tagRoutes: RestRoute[] = [
-  {
+  defineRoute({
     method: "GET",
     url: "/api/v1/tags",
-    schema: { querystring: { type: "object", properties: {}, additionalProperties: false } },
+    query: {},
     async handler({ core, opts }) {
       const r = await core.tags.listTags({}, opts);
       return { tags: r.tags.map((t) => toRest(TagSchema, t)) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/tags",
     status: 201,
-    schema: {
-      body: body({
-        slug: nullableStr({ maxLength: 64 }),
-        display_name: nullableStr({ maxLength: 100 }),
-        color: nullableStr(),
-      }),
+    body: {
+      slug: z.string().max(64).nullable().optional(),
+      display_name: z.string().max(100).nullable().optional(),
+      color: z.string().nullable().optional(),
     },
     async handler({ core, opts, body }) {
       const r = await core.tags.createTag(
@@ -31,23 +32,21 @@ export const tagRoutes: RestRoute[] = [
       );
       return toRest(TagSchema, r.tag!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     url: "/api/v1/tags/:id",
     async handler({ core, opts, params }) {
       return toRest(TagSchema, (await core.tags.getTag({ id: params.id }, opts)).tag!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "PATCH",
     url: "/api/v1/tags/:id",
-    schema: {
-      body: body({
-        slug: str({ minLength: 1, maxLength: 64 }),
-        display_name: str({ minLength: 1, maxLength: 100 }),
-        color: nullableStr(),
-      }),
+    body: {
+      slug: z.string().min(1).max(64).optional(),
+      display_name: z.string().min(1).max(100).optional(),
+      color: z.string().nullable().optional(),
     },
     async handler({ core, opts, params, body }) {
       // JSON null clears the color; the core takes "" for that.
@@ -58,13 +57,13 @@ export const tagRoutes: RestRoute[] = [
       );
       return toRest(TagSchema, r.tag!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "DELETE",
     url: "/api/v1/tags/:id",
     status: 204,
     async handler({ core, opts, params }) {
       await core.tags.deleteTag({ id: params.id }, opts);
     },
-  },
+  }),
 ];

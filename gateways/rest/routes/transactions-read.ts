@@ -6,17 +6,17 @@ import {
   transactionListShape,
   transactionSummaryShape,
 } from "../../shared/transaction-filter.js";
-import { querystringOf, type RestRoute } from "../route.js";
+import { defineRoute, type RestRoute } from "../route.js";
 
 /** The filters every read takes (the core validates meaning, these schemas validate form). */
 const filters = transactionFilterShape.rest;
 
 /** GET /transactions, /transactions/count, /transactions/summary, /transactions/:id. */
 export const transactionReadRoutes: RestRoute[] = [
-  {
+  defineRoute({
     method: "GET",
     url: "/api/v1/transactions",
-    schema: { querystring: querystringOf({ ...filters, ...transactionListShape }) },
+    query: { ...filters, ...transactionListShape },
     async handler({ core, opts, query }) {
       const r = await core.transactions.listTransactions(
         {
@@ -34,20 +34,20 @@ export const transactionReadRoutes: RestRoute[] = [
         has_more: r.hasMore,
       };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     url: "/api/v1/transactions/count",
-    schema: { querystring: querystringOf(filters) },
+    query: filters,
     async handler({ core, opts, query }) {
       const r = await core.transactions.countTransactions({ filter: filterOf(query) }, opts);
       return { count: Number(r.count) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     url: "/api/v1/transactions/summary",
-    schema: { querystring: querystringOf({ ...filters, ...transactionSummaryShape }) },
+    query: { ...filters, ...transactionSummaryShape },
     async handler({ core, opts, query }) {
       const r = await core.transactions.summarizeTransactions(
         { filter: filterOf(query), groupBy: query.group_by ?? "" },
@@ -55,12 +55,12 @@ export const transactionReadRoutes: RestRoute[] = [
       );
       return toRest(SummarizeTransactionsResponseSchema, r);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     url: "/api/v1/transactions/:id",
     async handler({ core, opts, params }) {
       return toRest(TransactionSchema, (await core.transactions.getTransaction({ id: params.id }, opts)).transaction!);
     },
-  },
+  }),
 ];

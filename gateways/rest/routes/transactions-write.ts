@@ -1,4 +1,5 @@
 import type { JsonObject } from "@bufbuild/protobuf";
+import { z } from "zod";
 import {
   AnnotationSchema,
   CommentSchema,
@@ -6,45 +7,42 @@ import {
   type Transaction,
 } from "../../../gen/coffer/v1/transactions_pb.js";
 import { toRest } from "../../shared/rest-json.js";
-import { body, str, type RestRoute } from "../route.js";
+import { defineRoute, type RestRoute } from "../route.js";
 
 const transaction = (t: Transaction | undefined) => toRest(TransactionSchema, t!);
 
-/** PUT and PATCH metadata take the object itself as the body; its keys are the caller's, so any are allowed. */
-const metadataBody = { type: "object" };
+/**
+ * PUT and PATCH metadata take the object itself as the body; its keys are the caller's, so any are allowed.
+ * Its values are not described: the body was parsed from JSON text, so each of them is JSON (a JsonObject).
+ */
+const metadataBody = z.record(z.string(), z.unknown());
+/** A comment's text; the core judges its length (in characters) after trimming. */
+const commentBody = { body: z.string() };
 
 /** Category, tags, metadata, comments, annotations, batch-categorize, delete/restore of transactions. */
 export const transactionWriteRoutes: RestRoute[] = [
-  {
+  defineRoute({
     method: "PATCH",
     url: "/api/v1/transactions/:id/category",
-    schema: { body: body({ category_slug: str({ minLength: 1 }) }, ["category_slug"]) },
+    body: { category_slug: z.string().min(1) },
     async handler({ core, opts, params, body }) {
       return transaction(
         (await core.transactions.setTransactionCategory({ id: params.id, categorySlug: body.category_slug }, opts))
           .transaction,
       );
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "DELETE",
     url: "/api/v1/transactions/:id/category",
     async handler({ core, opts, params }) {
       return transaction((await core.transactions.resetTransactionCategory({ id: params.id }, opts)).transaction);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/transactions/batch-categorize",
-    schema: {
-      body: body(
-        {
-          transaction_ids: { type: "array", items: str({ minLength: 1 }), minItems: 1, maxItems: 500 },
-          category_slug: str({ minLength: 1 }),
-        },
-        ["transaction_ids", "category_slug"],
-      ),
-    },
+    body: { transaction_ids: z.array(z.string().min(1)).min(1).max(500), category_slug: z.string().min(1) },
     async handler({ core, opts, body }) {
       const r = await core.transactions.batchCategorizeTransactions(
         { transactionIds: body.transaction_ids, categorySlug: body.category_slug },
@@ -52,18 +50,18 @@ export const transactionWriteRoutes: RestRoute[] = [
       );
       return { updated: Number(r.updated) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/transactions/:id/tags",
-    schema: { body: body({ slug: str({ minLength: 1 }) }, ["slug"]) },
+    body: { slug: z.string().min(1) },
     async handler({ core, opts, params, body }) {
       return transaction(
         (await core.transactions.addTransactionTag({ id: params.id, slug: body.slug }, opts)).transaction,
       );
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "DELETE",
     url: "/api/v1/transactions/:id/tags/:slug",
     async handler({ core, opts, params }) {
@@ -71,11 +69,11 @@ export const transactionWriteRoutes: RestRoute[] = [
         (await core.transactions.removeTransactionTag({ id: params.id, slug: params.slug }, opts)).transaction,
       );
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "PUT",
     url: "/api/v1/transactions/:id/metadata",
-    schema: { body: metadataBody },
+    body: metadataBody,
     async handler({ core, opts, params, body }) {
       const r = await core.transactions.setTransactionMetadata(
         { id: params.id, metadata: body as JsonObject, replace: true },
@@ -83,11 +81,11 @@ export const transactionWriteRoutes: RestRoute[] = [
       );
       return transaction(r.transaction);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "PATCH",
     url: "/api/v1/transactions/:id/metadata",
-    schema: { body: metadataBody },
+    body: metadataBody,
     async handler({ core, opts, params, body }) {
       const r = await core.transactions.setTransactionMetadata(
         { id: params.id, metadata: body as JsonObject, replace: false },
@@ -95,8 +93,8 @@ export const transactionWriteRoutes: RestRoute[] = [
       );
       return transaction(r.transaction);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "DELETE",
     url: "/api/v1/transactions/:id/metadata",
     async handler({ core, opts, params }) {
@@ -104,8 +102,8 @@ export const transactionWriteRoutes: RestRoute[] = [
         (await core.transactions.deleteTransactionMetadata({ id: params.id, keys: [] }, opts)).transaction,
       );
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "DELETE",
     url: "/api/v1/transactions/:id/metadata/:key",
     async handler({ core, opts, params }) {
@@ -113,29 +111,29 @@ export const transactionWriteRoutes: RestRoute[] = [
         (await core.transactions.deleteTransactionMetadata({ id: params.id, keys: [params.key] }, opts)).transaction,
       );
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     url: "/api/v1/transactions/:id/comments",
     async handler({ core, opts, params }) {
       const r = await core.transactions.listComments({ transactionId: params.id }, opts);
       return { comments: r.comments.map((c) => toRest(CommentSchema, c)) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/transactions/:id/comments",
     status: 201,
-    schema: { body: body({ body: str() }, ["body"]) },
+    body: commentBody,
     async handler({ core, opts, params, body }) {
       const r = await core.transactions.addComment({ transactionId: params.id, body: body.body }, opts);
       return toRest(CommentSchema, r.comment!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "PATCH",
     url: "/api/v1/transactions/:id/comments/:cid",
-    schema: { body: body({ body: str() }, ["body"]) },
+    body: commentBody,
     async handler({ core, opts, params, body }) {
       const r = await core.transactions.updateComment(
         { transactionId: params.id, commentId: params.cid, body: body.body },
@@ -143,36 +141,36 @@ export const transactionWriteRoutes: RestRoute[] = [
       );
       return toRest(CommentSchema, r.comment!);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "DELETE",
     url: "/api/v1/transactions/:id/comments/:cid",
     status: 204,
     async handler({ core, opts, params }) {
       await core.transactions.deleteComment({ transactionId: params.id, commentId: params.cid }, opts);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     url: "/api/v1/transactions/:id/annotations",
     async handler({ core, opts, params }) {
       const r = await core.transactions.listAnnotations({ transactionId: params.id }, opts);
       return { annotations: r.annotations.map((a) => toRest(AnnotationSchema, a)) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "DELETE",
     url: "/api/v1/transactions/:id",
     status: 204,
     async handler({ core, opts, params }) {
       await core.transactions.deleteTransaction({ id: params.id }, opts);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     url: "/api/v1/transactions/:id/restore",
     async handler({ core, opts, params }) {
       return transaction((await core.transactions.restoreTransaction({ id: params.id }, opts)).transaction);
     },
-  },
+  }),
 ];
