@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { readEnv } from "../common/env.js";
 import { openDatabase } from "./embedded-postgres.js";
 
-const BIN = fileURLToPath(new URL("../../bin/coffer.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../bin/coffer.js", import.meta.url));
 
 async function waitFor(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
