@@ -1,5 +1,5 @@
-import { AMOUNT, CURRENCY, SLUG, isCalendarDate } from "../../common/validation.js";
-import { CofferError } from "../errors/coffer-error.js";
+import { AMOUNT, CURRENCY, INSTANT, SLUG, isCalendarDate } from "../../common/validation.js";
+import { CofferError, validation } from "../errors/coffer-error.js";
 
 /**
  * The core's input checks: each takes the caller's raw value and the name of
@@ -52,4 +52,58 @@ export function parseCurrency(raw: string, field = "iso_currency_code"): string 
   const s = raw.trim().toUpperCase();
   if (!CURRENCY.test(s)) throw new CofferError("VALIDATION_ERROR", `${field} must be a 3-letter ISO 4217 code`);
   return s;
+}
+
+/** An instant (see INSTANT): a date is midnight UTC, a date-time keeps its zone. */
+export function parseInstant(raw: string, field: string, code: InputErrorCode = "INVALID_PARAMETER"): Date {
+  const s = raw.trim();
+  const valid = INSTANT.test(s) && isCalendarDate(s.slice(0, 10));
+  const ms = valid ? Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s) : NaN;
+  if (Number.isNaN(ms)) {
+    throw new CofferError(code, `${field} must be a date (YYYY-MM-DD) or an ISO 8601 date-time with a zone`);
+  }
+  return new Date(ms);
+}
+
+/**
+ * The first C0 control character (U+0000-U+001F) in text other than tab and
+ * the allowed line breaks, written "U+0000"; null when there is none.
+ */
+function forbiddenControl(text: string, lineBreaks: boolean): string | null {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x20 || c === 0x09 || (lineBreaks && (c === 0x0a || c === 0x0d))) continue;
+    return `U+${c.toString(16).toUpperCase().padStart(4, "0")}`;
+  }
+  return null;
+}
+
+/**
+ * Free text a caller wrote (a title, a Markdown body, a name). Refuses C0
+ * control characters except tab (and, when multiline, LF and CR: CRLF is
+ * stored as LF), then trims: one-line text on both ends; multiline text
+ * loses its leading blank lines and trailing whitespace but keeps the first
+ * line's indentation (Markdown gives it meaning). min (default 1) and max
+ * count characters (code points), not UTF-16 units. Fails with
+ * VALIDATION_ERROR naming the field.
+ */
+export function parseText(
+  raw: string,
+  field: string,
+  opts: { min?: number; max?: number; multiline?: boolean } = {},
+): string {
+  const { min = 1, max = Infinity, multiline = false } = opts;
+  const text = multiline ? raw.replace(/\r\n/g, "\n") : raw;
+  const bad = forbiddenControl(text, multiline);
+  if (bad) {
+    const allowed = multiline ? "tab, line feed and carriage return" : "tab (it is one line)";
+    throw validation(`${field} must not contain control characters other than ${allowed}; found ${bad}`);
+  }
+  const value = multiline ? text.replace(/^(?:[ \t]*[\n\r])+/, "").trimEnd() : text.trim();
+  const length = [...value].length;
+  if (length < min) {
+    throw validation(min === 1 ? `${field} must not be empty` : `${field} must be at least ${min} characters`);
+  }
+  if (length > max) throw validation(`${field} may be at most ${max} characters (got ${length})`);
+  return value;
 }

@@ -59,7 +59,7 @@ describe("every RPC declares its scope in the proto", () => {
 
   // Starting a device login is the one write anybody may do (docs/auth.md).
   const publicWrites = new Set(["coffer.v1.DeviceCodeService/CreateDeviceCode"]);
-  it.each(methods.filter(([, m]) => /^(Create|Update|Delete|Revoke|Approve|Deny|Set|Add|Remove)/.test(m.name)))(
+  it.each(methods.filter(([, m]) => /^(Create|Update|Delete|Revoke|Approve|Deny|Set|Add|Remove|Mark)/.test(m.name)))(
     "%s is a write: full_access and not NO_SIDE_EFFECTS",
     (name, m) => {
       expect(getOption(m, required_scope)).toBe(publicWrites.has(name) ? Scope.PUBLIC : Scope.FULL_ACCESS);
@@ -76,6 +76,14 @@ describe("every RPC declares its scope in the proto", () => {
     ["coffer.v1.SystemService/CheckReady", Scope.PUBLIC],
     ["coffer.v1.UserService/ListUsers", Scope.READ_ONLY],
     ["coffer.v1.TransactionService/ListTransactions", Scope.READ_ONLY],
+    ["coffer.v1.ReportService/ListReports", Scope.READ_ONLY],
+    ["coffer.v1.ReportService/CountUnreadReports", Scope.READ_ONLY],
+    ["coffer.v1.ReportService/GetReport", Scope.READ_ONLY],
+    ["coffer.v1.ReportService/CreateReport", Scope.FULL_ACCESS],
+    ["coffer.v1.ReportService/MarkReportRead", Scope.FULL_ACCESS],
+    ["coffer.v1.ReportService/MarkReportUnread", Scope.FULL_ACCESS],
+    ["coffer.v1.ReportService/MarkAllReportsRead", Scope.FULL_ACCESS],
+    ["coffer.v1.ReportService/DeleteReport", Scope.FULL_ACCESS],
   ])("%s is %s", (name, scope) => {
     const m = methods.find(([n]) => n === name)?.[1];
     expect(m).toBeDefined();

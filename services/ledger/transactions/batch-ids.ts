@@ -12,12 +12,14 @@ export function checkBatchSize(rawIds: readonly string[]): void {
   if (rawIds.length > MAX_BATCH) throw validation(`transaction_ids may list at most ${MAX_BATCH} transactions`);
 }
 
-/**
- * UUIDs of live transactions for raw ids (UUID or short id), duplicates
- * folded. Any id that is malformed, unknown or soft-deleted → NOT_FOUND naming
- * the first few, so a batch never half-applies.
- */
-export async function resolveTransactionIds(em: Em, rawIds: string[]): Promise<string[]> {
+/** The live transactions some raw ids (UUID or short id) name, duplicates folded, in the order given. */
+export interface TransactionIdLookup {
+  found: { id: string; shortId: string }[];
+  /** The raw ids that are malformed, unknown or name a soft-deleted transaction, each once. */
+  missing: string[];
+}
+
+export async function lookupTransactionIds(em: Em, rawIds: readonly string[]): Promise<TransactionIdLookup> {
   const lookups = rawIds.map((raw) => ({ raw, lookup: parseId(raw) }));
   const uuids = lookups.flatMap((l) => (l.lookup?.column === "id" ? [l.lookup.value] : []));
   const shortIds = lookups.flatMap((l) => (l.lookup?.column === "short_id" ? [l.lookup.value] : []));
@@ -27,28 +29,32 @@ export async function resolveTransactionIds(em: Em, rawIds: string[]): Promise<s
      where (id = any(?::uuid[]) or short_id = any(?::text[])) and deleted_at is null`,
     [pgArray(uuids), pgArray(shortIds)],
   );
-  const byUuid = new Set(rows.map((r) => r.id));
-  const byShort = new Map(rows.map((r) => [r.short_id, r.id]));
-  const found = new Set<string>();
+  const byUuid = new Map(rows.map((r) => [r.id, r]));
+  const byShort = new Map(rows.map((r) => [r.short_id, r]));
+  const found = new Map<string, { id: string; shortId: string }>();
   const missing: string[] = [];
   for (const { raw, lookup } of lookups) {
-    const id = !lookup
-      ? undefined
-      : lookup.column === "id"
-        ? byUuid.has(lookup.value)
-          ? lookup.value
-          : undefined
-        : byShort.get(lookup.value);
-    if (id) found.add(id);
+    const row = !lookup ? undefined : lookup.column === "id" ? byUuid.get(lookup.value) : byShort.get(lookup.value);
+    if (row) found.set(row.id, { id: row.id, shortId: row.short_id });
     else if (!missing.includes(raw)) missing.push(raw);
   }
-  if (missing.length > 0) {
-    const named = missing.slice(0, 5).map(quoted).join(", ");
-    const more = missing.length > 5 ? ` and ${missing.length - 5} more` : "";
-    throw new CofferError(
-      "NOT_FOUND",
-      `${missing.length} transaction${missing.length === 1 ? "" : "s"} not found: ${named}${more}; nothing was changed`,
-    );
-  }
-  return [...found];
+  return { found: [...found.values()], missing };
+}
+
+/** '2 transactions not found: "Ab12Cd34", "x"', naming the first five. */
+export function describeMissing(missing: readonly string[]): string {
+  const named = missing.slice(0, 5).map(quoted).join(", ");
+  const more = missing.length > 5 ? ` and ${missing.length - 5} more` : "";
+  return `${missing.length} transaction${missing.length === 1 ? "" : "s"} not found: ${named}${more}`;
+}
+
+/**
+ * UUIDs of live transactions for raw ids (UUID or short id), duplicates
+ * folded. Any id that is malformed, unknown or soft-deleted → NOT_FOUND naming
+ * the first few, so a batch never half-applies.
+ */
+export async function resolveTransactionIds(em: Em, rawIds: string[]): Promise<string[]> {
+  const { found, missing } = await lookupTransactionIds(em, rawIds);
+  if (missing.length > 0) throw new CofferError("NOT_FOUND", `${describeMissing(missing)}; nothing was changed`);
+  return found.map((f) => f.id);
 }
