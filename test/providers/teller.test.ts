@@ -57,6 +57,16 @@ describe("Teller over mTLS", () => {
     expect(await fromPem.accounts(creds(enrollment))).toHaveLength(3);
   });
 
+  it("says misconfigured when Teller answers 400 to a request without a client certificate", async () => {
+    const enrollment = fake.createEnrollment(1);
+    const bare = provider({ cert: undefined, key: undefined });
+    const err = await failure(bare.accounts(creds(enrollment)));
+    expect([err.failure, err.code]).toEqual(["misconfigured", "PROVIDER_MISCONFIGURED"]);
+    expect(err.message).toBe(
+      "Teller bad_request: Missing certificate: Retry request using your Teller client certificate.",
+    );
+  });
+
   it("says misconfigured when Teller answers 400 to a certificate from another CA", async () => {
     const enrollment = fake.createEnrollment(1);
     const stranger = provider({ cert: pki.strangerCert, key: pki.strangerKey });
@@ -68,6 +78,7 @@ describe("Teller over mTLS", () => {
   it("refuses, at construction, a certificate that is not PEM or a key that is not its own", () => {
     expect(() => provider({ cert: "/no/such/file.pem" })).toThrow(/TELLER_CERT is neither PEM text nor a PEM file/);
     expect(() => provider({ key: pki.strangerKey })).toThrow(/not a certificate and its private key/);
+    expect(() => provider({ key: undefined })).toThrow(/TELLER_KEY is needed with the other/);
     expect(() => provider({ baseUrl: "http://127.0.0.1:1" })).toThrow(/must be an https URL/);
   });
 
@@ -246,6 +257,19 @@ describe("Teller failures", () => {
     fake.faults.add(path, { kind: "slow", ms: 500 }, 2);
     const err = await failure(collect(patient.sync(creds(enrollment), null)));
     expect([err.failure, err.message]).toEqual(["unavailable", "Teller: the request timed out"]);
+  });
+
+  it("says unavailable, claiming no window, when from_id paging does not advance", async () => {
+    const enrollment = fake.createEnrollment(4);
+    fake.ignoreFromId = true;
+    try {
+      const store = new LedgerStub();
+      const { pages, error } = await drain(provider({ pageSize: 2 }).sync(creds(enrollment), null), store);
+      expect(pages).toEqual([]);
+      expect((error as ProviderError).message).toBe("Teller: transactions paging did not advance");
+    } finally {
+      fake.ignoreFromId = false;
+    }
   });
 
   it("says unavailable on malformed JSON", async () => {

@@ -71,6 +71,8 @@ export class FakeTeller {
   /** Every request that reached the API: method, path and query. */
   readonly requests: { method: string; path: string; query: URLSearchParams }[] = [];
   webhookSecrets: string[] = ["whsec_current_0123456789"];
+  /** A broken server that ignores `from_id` (the same page again and again). */
+  ignoreFromId = false;
   url = "";
 
   private readonly server: Server;
@@ -325,7 +327,7 @@ export class FakeTeller {
 
   private listTransactions(account: FakeAccount, q: URLSearchParams): TellerTxn[] {
     let rows = account.txns;
-    const fromId = q.get("from_id");
+    const fromId = this.ignoreFromId ? null : q.get("from_id");
     if (fromId) {
       const at = rows.findIndex((t) => t.id === fromId);
       rows = at === -1 ? [] : rows.slice(at + 1);

@@ -219,6 +219,8 @@ export class PlaidProvider implements Provider {
       if (!data.has_more) out.nextCursor = data.next_cursor || start;
       yield out;
       if (!data.has_more) return;
+      if (!data.next_cursor || data.next_cursor === next)
+        throw malformed("/transactions/sync (the cursor did not move)");
       next = data.next_cursor;
     }
   }

@@ -10,10 +10,14 @@ import { ProviderError } from "../provider.js";
 export interface TellerOptions {
   /** The application id Teller Connect is set up with (`app_…`). */
   applicationId: string;
-  /** The application's client certificate: PEM text or the path of a PEM file. */
-  cert: string;
+  /**
+   * The application's client certificate: PEM text or the path of a PEM file.
+   * Teller requires it in development and production; in the sandbox it is
+   * optional (but checked when sent). Give both or neither.
+   */
+  cert?: string;
   /** Its private key: PEM text or the path of a PEM file. */
-  key: string;
+  key?: string;
   /** CA certificates to trust for the Teller server instead of Node's roots (tests: the fake's CA). */
   ca?: string;
   /** Default https://api.teller.io. */
@@ -52,16 +56,20 @@ export function readPem(value: string, variable: string): string {
 }
 
 export interface TlsMaterial {
-  cert: string;
-  key: string;
+  cert: string | undefined;
+  key: string | undefined;
   ca: string | undefined;
 }
 
 /** The certificate, key and CA, read and checked to belong together before any request. */
 export function tlsMaterial(options: Pick<TellerOptions, "cert" | "key" | "ca">): TlsMaterial {
+  if (!options.cert !== !options.key) {
+    const missing = options.cert ? "TELLER_KEY" : "TELLER_CERT";
+    throw new ProviderError("misconfigured", "PROVIDER_MISCONFIGURED", `${missing} is needed with the other`);
+  }
   const material = {
-    cert: readPem(options.cert, "TELLER_CERT"),
-    key: readPem(options.key, "TELLER_KEY"),
+    cert: options.cert ? readPem(options.cert, "TELLER_CERT") : undefined,
+    key: options.key ? readPem(options.key, "TELLER_KEY") : undefined,
     ca: options.ca ? readPem(options.ca, "TELLER_CA") : undefined,
   };
   try {

@@ -251,7 +251,9 @@ export class TellerProvider implements Provider {
         fresh++;
       }
       const lastId = (batch[batch.length - 1] as { id?: unknown } | undefined)?.id;
-      if (batch.length < count || fresh === 0 || typeof lastId !== "string") return rows;
+      if (batch.length < count) return rows;
+      // A full page with nothing new, or no id to page from: the window cannot be read completely.
+      if (fresh === 0 || typeof lastId !== "string") throw unavailable("transactions paging did not advance");
       fromId = lastId;
     }
     throw unavailable(`more than ${MAX_PAGES_PER_ACCOUNT} pages of transactions for one account`);
