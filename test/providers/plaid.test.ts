@@ -83,6 +83,14 @@ describe("Plaid link sessions and enrollment", () => {
     expect([err.failure, err.code]).toEqual(["invalid_input", "INVALID_CREDENTIALS"]);
   });
 
+  it("still enrolls, with the institution unknown, when /accounts/get fails after the exchange", async () => {
+    const { publicToken, item } = fake.createPublicToken();
+    fake.faults.add("/accounts/get", { kind: "status", status: 500 });
+    const enrollment = await plaid.enroll({ public_token: publicToken });
+    expect(enrollment).toMatchObject({ providerItemId: item.itemId, institutionId: null, institutionName: null });
+    expect(item.removed).toBe(false);
+  });
+
   it("refuses an empty public token without calling Plaid", async () => {
     const before = fake.requests.length;
     const err = await failure(plaid.enroll({ public_token: " " }));

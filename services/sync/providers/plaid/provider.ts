@@ -115,23 +115,22 @@ export class PlaidProvider implements Provider {
       throw malformed("/item/public_token/exchange");
     }
     const credentials = { access_token: exchanged.access_token, item_id: exchanged.item_id };
+    const enrollment: Enrollment = {
+      providerItemId: exchanged.item_id,
+      institutionId: null,
+      institutionName: null,
+      credentials,
+    };
     try {
-      const got = body(
-        await this.call(() => this.api.accountsGet({ access_token: credentials.access_token })),
-        "/accounts/get",
-      );
+      const got = body(await this.api.accountsGet({ access_token: credentials.access_token }).then((r) => r.data), "");
       const item = isObject(got.item) ? got.item : {};
-      return {
-        providerItemId: credentials.item_id,
-        institutionId: typeof item.institution_id === "string" ? item.institution_id : null,
-        institutionName: typeof item.institution_name === "string" ? item.institution_name : null,
-        credentials,
-      };
-    } catch (err) {
-      // Nobody will ever hold this access token: end the Item rather than leave it billed and orphaned.
-      await this.remove(credentials).catch(() => undefined);
-      throw toProviderError(err);
+      enrollment.institutionId = typeof item.institution_id === "string" ? item.institution_id : null;
+      enrollment.institutionName = typeof item.institution_name === "string" ? item.institution_name : null;
+    } catch {
+      // The public token is spent and the access token is what counts: the connection is made even
+      // when the institution's name cannot be read now (its first sync reports whatever is wrong).
     }
+    return enrollment;
   }
 
   async accounts(credentials: Credentials): Promise<ProviderAccount[]> {
