@@ -110,8 +110,8 @@ export function requestErrorOf(err: { code?: string; statusCode?: number }): Map
  *   Content-Length with Transfer-Encoding, bad chunks, folded headers) → 400
  *   INVALID_REQUEST; a head over 16 KiB → 414 URI_TOO_LONG or 431
  *   HEADERS_TOO_LARGE; an HTTP/1.1 request without Host → 400; CONNECT → 400;
- * - URLs the router cannot read (bad percent-encoding, over-long path
- *   segments) → 404 NOT_FOUND: no resource can have such a name;
+ * - URLs the router cannot read (bad percent-encoding, a path parameter over
+ *   100 characters) → 404 NOT_FOUND: no resource can have such a name;
  * - a body is read only as JSON (anything else → 415), strictly (json-body.ts).
  * It also takes or makes the request id, echoes it as X-Request-Id, and drains on close.
  */
