@@ -23,7 +23,9 @@ export function registerHealth(app: FastifyInstance, core: CoreClients, version:
     try {
       await core.system.checkReady({}, callOptions(undefined, req.id, READY_TIMEOUT_MS));
     } catch (e) {
-      const mapped = mapAndLog(e, req.log);
+      // A core that is starting or down is what the 503 reports; probes poll, so that is not worth a
+      // warning each time (debug). A failure of our own is still logged as an error.
+      const mapped = mapAndLog(e, { error: (o, m) => req.log.error(o, m), warn: (o, m) => req.log.debug(o, m) });
       return sendEnvelope(
         reply,
         mapped.body.error.code === "UPSTREAM_TIMEOUT"

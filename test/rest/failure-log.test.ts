@@ -98,6 +98,12 @@ describe("REST gateway: logging what went wrong", () => {
     );
   });
 
+  it("a readiness probe that finds the core down → 503, and no warning (probes poll; the 503 says it)", async () => {
+    const res = await noCore.inject({ method: "GET", url: "/health/ready", headers: { "x-request-id": "probe-1" } });
+    expectEnvelope(res, "UNAVAILABLE");
+    expect(linesOf(noCoreLog.lines, "probe-1").map((l) => [l.level, l.msg])).toEqual([[30, "request completed"]]);
+  });
+
   it("every request still gets its one completion line with the status", async () => {
     await app.inject({ method: "GET", url: "/health", headers: { "x-request-id": "h-1" } });
     expect(linesOf(log.lines, "h-1")).toEqual([
