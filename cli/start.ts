@@ -2,8 +2,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { readEnv } from "../common/env.js";
 import { openDatabase } from "./embedded-postgres.js";
+import { CrashRecord, DEFAULT_RESTART_POLICY } from "./restart-policy.js";
 
 const BIN = fileURLToPath(new URL("../bin/coffer.js", import.meta.url));
+const CHILDREN = ["core", "rest", "mcp"] as const;
+type ChildName = (typeof CHILDREN)[number];
+/** How long a child may take to stop on SIGTERM (the core gives in-flight calls 10 s) before it is killed. */
+const STOP_GRACE_MS = 15_000;
 
 async function waitFor(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -19,66 +24,116 @@ async function waitFor(url: string, timeoutMs: number): Promise<void> {
   }
 }
 
+const seconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`);
+
+/** Stops one child: SIGTERM, then SIGKILL if it has not exited within STOP_GRACE_MS (a hung or stopped process). */
+function stopChild(name: string, c: ChildProcess, say: (m: string) => void): Promise<void> {
+  return new Promise((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) return resolve();
+    const force = setTimeout(() => {
+      say(`coffer ${name} did not stop within ${seconds(STOP_GRACE_MS)}; killing it`);
+      c.kill("SIGKILL");
+    }, STOP_GRACE_MS);
+    c.once("exit", () => {
+      clearTimeout(force);
+      resolve();
+    });
+    c.kill("SIGTERM");
+  });
+}
+
 /**
  * `coffer start`: one supervisor for the three processes. Opens the database
  * (embedded unless DATABASE_URL is set), starts the core (which applies the
- * migrations before it listens, under a lock), then the
- * REST and MCP gateways, and stops everything cleanly on Ctrl-C.
+ * migrations before it listens, under a lock), then the REST and MCP
+ * gateways. A child that exits on its own is restarted after a growing delay
+ * (restart-policy.ts); one that crashes 5 times in 60 s stops everything with
+ * exit code 1. Ctrl-C (or SIGTERM) stops everything cleanly, with exit code 0.
  */
 export async function start(env: NodeJS.ProcessEnv) {
   const began = Date.now();
   const say = (m: string) => process.stderr.write(`${m}\n`);
   const e = readEnv(env);
   const db = await openDatabase(e, say);
+  const policy = { ...DEFAULT_RESTART_POLICY, firstDelayMs: e.restartBackoffMs };
 
   const { corePort, restPort, mcpPort, host } = e;
   const shown = host === "0.0.0.0" ? "localhost" : host;
   const childEnv = { ...env, DATABASE_URL: db.url, COFFER_CORE_URL: e.coreUrl };
 
-  const children: ChildProcess[] = [];
+  const running = new Map<ChildName, ChildProcess>();
+  const pendingRestarts = new Map<ChildName, NodeJS.Timeout>();
+  const records = new Map(CHILDREN.map((n) => [n, new CrashRecord(policy)]));
   let stopping = false;
+
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    for (const timer of pendingRestarts.values()) clearTimeout(timer);
     say("stopping Coffer…");
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise<void>((resolve) => {
-            if (c.exitCode !== null || c.signalCode !== null) return resolve();
-            c.once("exit", () => resolve());
-            c.kill("SIGTERM");
-          }),
-      ),
-    );
+    await Promise.all([...running].map(([name, c]) => stopChild(name, c, say)));
     await db.stop();
     process.exit(code);
   };
-  const run = (name: string) => {
+
+  const run = (name: ChildName) => {
+    const startedAt = Date.now();
     const child = spawn(process.execPath, [BIN, name], { env: childEnv, stdio: ["ignore", "inherit", "inherit"] });
-    child.on("exit", (code, signal) => {
-      if (!stopping) {
-        say(`coffer ${name} exited (${signal ?? code}); stopping the others`);
+    running.set(name, child);
+    let gone = false;
+    const died = (cause: string) => {
+      if (gone || stopping) return;
+      gone = true;
+      running.delete(name);
+      const now = Date.now();
+      const decision = records.get(name)!.crashed(now, now - startedAt);
+      const crashes = `${decision.crashesInWindow} crash${decision.crashesInWindow === 1 ? "" : "es"}`;
+      const window = seconds(policy.windowMs);
+      if (!decision.restart) {
+        say(
+          `coffer ${name} ${cause}; ${crashes} in ${window} (the limit is ${policy.maxCrashes}), so Coffer stops. ` +
+            `Its log above says why it failed.`,
+        );
         void stopAll(1);
+        return;
       }
+      say(
+        `coffer ${name} ${cause} after ${seconds(now - startedAt)}; restarting it in ${seconds(decision.delayMs)} ` +
+          `(${crashes} in ${window}; ${policy.maxCrashes} stop Coffer)`,
+      );
+      pendingRestarts.set(
+        name,
+        setTimeout(() => {
+          pendingRestarts.delete(name);
+          if (!stopping) run(name);
+        }, decision.delayMs),
+      );
+    };
+    child.once("exit", (code, signal) => died(signal ? `was killed by ${signal}` : `exited with code ${code}`));
+    // spawn itself failed (no 'exit' follows when the process never started).
+    child.once("error", (err) => {
+      if (child.pid === undefined) died(`could not be started (${err.message})`);
     });
-    children.push(child);
+    if (child.pid !== undefined) say(`coffer ${name} started (pid ${child.pid})`);
   };
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
 
-  run("core");
-  run("rest");
-  run("mcp");
-  // Ready means the REST gateway reaches the core and the core reaches the database.
-  await waitFor(`http://127.0.0.1:${restPort}/health/ready`, 30_000);
-  await waitFor(`http://127.0.0.1:${mcpPort}/health`, 30_000);
+  for (const name of CHILDREN) run(name);
+  try {
+    // Ready means the REST gateway reaches the core and the core reaches the database.
+    await waitFor(`http://127.0.0.1:${restPort}/health/ready`, 30_000);
+    await waitFor(`http://127.0.0.1:${mcpPort}/health`, 30_000);
+  } catch (err) {
+    say(`Coffer did not become ready: ${(err as Error).message}`);
+    return stopAll(1);
+  }
 
-  const seconds = ((Date.now() - began) / 1000).toFixed(1);
+  const ready = ((Date.now() - began) / 1000).toFixed(1);
   process.stdout.write(
     [
       ``,
-      `Coffer is running (ready in ${seconds}s)${db.owned ? ` on the embedded PostgreSQL in ${e.dataDir}` : ""}.`,
+      `Coffer is running (ready in ${ready}s)${db.owned ? ` on the embedded PostgreSQL in ${e.dataDir}` : ""}.`,
       `  REST API   http://${shown}:${restPort}/api/v1   (health: http://${shown}:${restPort}/health)`,
       `  MCP        http://${shown}:${mcpPort}/mcp`,
       `  core       http://${shown}:${corePort}   (Connect, gRPC, gRPC-Web over h2c)`,

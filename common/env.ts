@@ -24,6 +24,10 @@ export interface CofferEnv {
   publicUrl: string;
   logLevel: LogLevel;
   deviceCodeTtlSeconds: number;
+  /** The deadline of a gateway's call to the core, unless a route or tool sets its own. */
+  coreTimeoutMs: number;
+  /** `coffer start`: the first delay before restarting a child that died; it doubles per crash, up to 30 s. */
+  restartBackoffMs: number;
   /** The key `coffer mcp --stdio` acts with. */
   apiKey: string | undefined;
 }
@@ -82,6 +86,8 @@ export const DEFAULTS = {
   mcpPort: 8090,
   logLevel: "info",
   deviceCodeTtlSeconds: 600,
+  coreTimeoutMs: 10_000,
+  restartBackoffMs: 500,
 } as const;
 
 /** Reads and checks every COFFER_* variable (and DATABASE_URL); throws EnvError naming the first bad one. */
@@ -106,6 +112,8 @@ export function readEnv(env: Env = process.env): CofferEnv {
       1,
       7 * 24 * 3600,
     ),
+    coreTimeoutMs: integer(env, "COFFER_CORE_TIMEOUT_MS", DEFAULTS.coreTimeoutMs, 1, 3_600_000),
+    restartBackoffMs: integer(env, "COFFER_RESTART_BACKOFF_MS", DEFAULTS.restartBackoffMs, 1, 30_000),
     apiKey: raw(env, "COFFER_API_KEY"),
   };
 }

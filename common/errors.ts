@@ -29,6 +29,11 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: { connect: Code.Internal, http: 500 },
   UNAVAILABLE: { connect: Code.Unavailable, http: 503 },
   UNSUPPORTED_MEDIA_TYPE: { connect: Code.InvalidArgument, http: 415 },
+  UPSTREAM_TIMEOUT: { connect: Code.DeadlineExceeded, http: 504 },
+  INVALID_REQUEST: { connect: Code.InvalidArgument, http: 400 },
+  HEADERS_TOO_LARGE: { connect: Code.ResourceExhausted, http: 431 },
+  URI_TOO_LONG: { connect: Code.ResourceExhausted, http: 414 },
+  REQUEST_TIMEOUT: { connect: Code.DeadlineExceeded, http: 408 },
 } as const satisfies Record<string, { connect: Code; http: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -46,7 +51,7 @@ export const CODE_FOR_CONNECT: Partial<Record<Code, ErrorCode>> = {
   [Code.AlreadyExists]: "CONFLICT",
   [Code.ResourceExhausted]: "RATE_LIMITED",
   [Code.Unavailable]: "UNAVAILABLE",
-  [Code.DeadlineExceeded]: "UNAVAILABLE",
+  [Code.DeadlineExceeded]: "UPSTREAM_TIMEOUT",
   [Code.Unimplemented]: "NOT_FOUND",
 };
 

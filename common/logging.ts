@@ -1,13 +1,19 @@
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
 
+/** Where log lines go instead of stdout: stderr for the MCP stdio server, a buffer in tests. */
+export interface LogStream {
+  write(line: string): void;
+}
+
 /**
  * Structured JSON logs (pino) for every process. Credentials travel only in
  * headers and bodies, neither of which is logged; the redact list is a second
  * line of defence in case a header ever is.
  */
-export function loggerOptions(service: string, level: string): FastifyServerOptions["logger"] {
+export function loggerOptions(service: string, level: string, stream?: LogStream): FastifyServerOptions["logger"] {
   return {
     level,
+    ...(stream ? { stream } : {}),
     base: { service },
     redact: {
       paths: ['req.headers["x-api-key"]', "req.headers.authorization", "req.headers.cookie", 'headers["x-api-key"]'],

@@ -1,16 +1,18 @@
-import { randomUUID } from "node:crypto";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { fastify, type FastifyReply } from "fastify";
-import { loggerOptions, requestLogController } from "../../common/logging.js";
+import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
-import { drainOnClose } from "../shared/drain.js";
-import { envelope, mapError, type MappedError } from "../shared/error-map.js";
+import { envelope, mapAndLog } from "../shared/error-map.js";
+import { registerHealth } from "../shared/health.js";
+import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
 import { createMcpServer } from "./server.js";
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-function send(reply: FastifyReply, m: MappedError) {
-  return reply.status(m.status).type("application/json").send(m.body);
+export interface McpAppOptions {
+  core: CoreClients;
+  version: string;
+  logger?: boolean;
+  logLevel?: string;
+  /** Log lines go here instead of stdout (tests read them). */
+  logStream?: LogStream;
 }
 
 /**
@@ -18,31 +20,18 @@ function send(reply: FastifyReply, m: MappedError) {
  * transport bound to the caller's key. A request without a valid key is refused
  * (401 + envelope) before any MCP handling; the core judges the key.
  */
-export async function buildMcpApp(opts: { core: CoreClients; version: string; logger?: boolean; logLevel?: string }) {
-  const app = fastify({
-    logger: opts.logger === false ? false : (loggerOptions("mcp", opts.logLevel ?? "info") as object),
-    logController: requestLogController(),
-    requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+export async function buildMcpApp(opts: McpAppOptions) {
+  const app = createHttpApp({
+    service: "mcp",
+    logger: opts.logger,
+    logLevel: opts.logLevel,
+    logStream: opts.logStream,
     bodyLimit: 4 * 1024 * 1024,
-    // Shutdown lets in-flight requests finish (see drainOnClose).
-    forceCloseConnections: "idle",
-    return503OnClosing: false,
-    // Router-level refusals (bad percent-encoding, over-long path segments) get the envelope too.
-    frameworkErrors: (_err, req, reply) => {
-      void send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0].slice(0, 200)}`));
-    },
   });
 
-  drainOnClose(app);
   app.setErrorHandler((err: { code?: string; statusCode?: number }, req, reply) => {
-    if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE")
-      return send(reply, envelope("PAYLOAD_TOO_LARGE", "The request body is too large"));
-    if (err.code?.startsWith("FST_ERR_CTP_"))
-      return send(reply, envelope("INVALID_BODY", "The request body is not valid JSON"));
+    const refused = requestErrorOf(err);
+    if (refused) return send(reply, refused);
     req.log.error({ err }, "unexpected error in MCP gateway");
     return send(reply, envelope("INTERNAL_ERROR", "Internal error"));
   });
@@ -50,19 +39,20 @@ export async function buildMcpApp(opts: { core: CoreClients; version: string; lo
     send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0]}`)),
   );
 
-  const health = async () => ({ status: "ok", version: opts.version });
-  app.get("/health", health);
-  app.get("/health/live", health);
+  registerHealth(app, opts.core, opts.version);
 
   app.post("/mcp", async (req, reply) => {
+    // A JSON-RPC message is an object (a batch, an array of them); anything else is no MCP request.
+    if (req.body === null || typeof req.body !== "object")
+      return send(reply, envelope("INVALID_BODY", "The request body must be a JSON-RPC message (a JSON object)"));
     const key = req.headers["x-api-key"];
     const call = callOptions(typeof key === "string" ? key : undefined, req.id);
     try {
       await opts.core.apiKeys.getCurrentKey({}, call);
     } catch (e) {
-      return send(reply, mapError(e));
+      return send(reply, mapAndLog(e, req.log));
     }
-    const server = createMcpServer(opts.core, call);
+    const server = createMcpServer(opts.core, call, req.log);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.on("close", () => {

@@ -8,7 +8,7 @@ import {
 import { z } from "zod";
 import { VERSION } from "../../common/version.js";
 import type { CallOptions, CoreClients } from "../shared/core-client.js";
-import { envelope, mapError, type MappedError } from "../shared/error-map.js";
+import { envelope, mapAndLog, type FailureLog, type MappedError } from "../shared/error-map.js";
 import type { ToolDef } from "./tool.js";
 import { allTools } from "./tools/index.js";
 
@@ -54,8 +54,15 @@ function describeIssues(error: z.ZodError): string {
  *
  * Built on the SDK's low-level Server so that every failure, including bad
  * arguments and unknown tools, is a tool result carrying Coffer's envelope.
+ * A failure that is ours (a tool that throws, a result its output schema
+ * refuses, a core that cannot be reached) is logged to `log` with its cause.
  */
-export function createMcpServer(core: CoreClients, opts: CallOptions, tools: ToolDef[] = allTools): Server {
+export function createMcpServer(
+  core: CoreClients,
+  opts: CallOptions,
+  log: FailureLog,
+  tools: ToolDef[] = allTools,
+): Server {
   const byName = new Map(tools.map((t) => [t.name, t]));
   // listChanged as the SDK's McpServer declares it; this list never changes while a server lives.
   const server = new Server({ name: "coffer", version: VERSION }, { capabilities: { tools: { listChanged: true } } });
@@ -67,16 +74,23 @@ export function createMcpServer(core: CoreClients, opts: CallOptions, tools: Too
     // An agent asking for a tool that does not exist is its mistake, not ours.
     if (!tool) return errorResult(envelope("NOT_FOUND", `Tool ${request.params.name} not found`));
     let called: Awaited<ReturnType<ToolDef["call"]>>;
+    const callOpts = tool.timeoutMs === undefined ? opts : { ...opts, timeoutMs: tool.timeoutMs };
     try {
-      called = await tool.call(core, opts, request.params.arguments ?? {});
+      called = await tool.call(core, callOpts, request.params.arguments ?? {});
     } catch (e) {
-      return errorResult(mapError(e));
+      return errorResult(mapAndLog(e, log));
     }
     if ("invalid" in called) return errorResult(envelope("INVALID_PARAMETER", describeIssues(called.invalid)));
     const out = called.result;
     // The result must match the advertised outputSchema (as McpServer checked, and
     // SDK clients check again); a mismatch is our bug, reported like any other.
-    if (!tool.output.safeParse(out).success) return errorResult(envelope("INTERNAL_ERROR", "Internal error"));
+    const checked = tool.output.safeParse(out);
+    if (!checked.success) {
+      // The issues name paths and expected types, not the values (which are the household's data).
+      const issues = checked.error.issues.map((i) => `${dotPath(i.path)}: ${i.code}`).slice(0, 10);
+      log.error({ tool: tool.name, issues }, "MCP tool result does not match its output schema");
+      return errorResult(envelope("INTERNAL_ERROR", "Internal error"));
+    }
     return { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
   });
   return server;

@@ -1,5 +1,7 @@
-import { readEnv } from "../../common/env.js";
+import { fastify } from "fastify";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { readEnv } from "../../common/env.js";
+import { loggerOptions } from "../../common/logging.js";
 import { callOptions, coreClients, coreTransport } from "../shared/core-client.js";
 import { mapError } from "../shared/error-map.js";
 import { createMcpServer } from "./server.js";
@@ -7,8 +9,9 @@ import { createMcpServer } from "./server.js";
 /** `coffer mcp --stdio`: one MCP server on stdin/stdout, key from COFFER_API_KEY. Logs go to stderr only. */
 export async function runMcpStdio(env: NodeJS.ProcessEnv = process.env) {
   const e = readEnv(env);
-  const core = coreClients(coreTransport(e.coreUrl));
-  const opts = callOptions(e.apiKey, `stdio-${process.pid}`);
+  const core = coreClients(coreTransport(e.coreUrl, e.coreTimeoutMs));
+  const requestId = `stdio-${process.pid}`;
+  const opts = callOptions(e.apiKey, requestId);
   try {
     await core.apiKeys.getCurrentKey({}, opts);
   } catch (e) {
@@ -16,7 +19,11 @@ export async function runMcpStdio(env: NodeJS.ProcessEnv = process.env) {
     process.stderr.write(`coffer mcp: ${body.error.code}: ${body.error.message} (set COFFER_API_KEY to a valid key)\n`);
     process.exit(1);
   }
-  const server = createMcpServer(core, opts);
+  // The gateways' logger (same format, same redaction), writing to stderr: stdout carries the protocol.
+  const log = fastify({ logger: loggerOptions("mcp", e.logLevel, process.stderr) as object }).log.child({
+    reqId: requestId,
+  });
+  const server = createMcpServer(core, opts, log);
   await server.connect(new StdioServerTransport());
   process.stdin.on("close", () => void server.close().then(() => process.exit(0)));
 }

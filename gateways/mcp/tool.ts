@@ -14,6 +14,8 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
   description: string;
   /** Reads work with a read_only key; the core enforces it either way. */
   readOnly: boolean;
+  /** The deadline of this tool's core calls, when COFFER_CORE_TIMEOUT_MS is not right for it (an import). */
+  timeoutMs?: number;
   inputSchema: I;
   outputSchema: O;
   handler: (core: CoreClients, opts: CallOptions, args: ToolArgs<I>) => Promise<ToolResult<O>>;
@@ -30,6 +32,7 @@ export interface ToolDef {
   title: string;
   description: string;
   readOnly: boolean;
+  timeoutMs?: number;
   inputSchema: z.ZodRawShape;
   outputSchema: z.ZodRawShape;
   /** The shapes as objects, built once (HTTP builds a server per request). */

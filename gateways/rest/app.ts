@@ -1,33 +1,27 @@
-import { randomUUID } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
-import { Ajv, type ErrorObject } from "ajv";
-import { fastify, type FastifyError, type FastifyReply } from "fastify";
-import { loggerOptions, requestLogController } from "../../common/logging.js";
+import type { ErrorObject } from "ajv";
+import type { FastifyError } from "fastify";
+import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
-import { drainOnClose } from "../shared/drain.js";
-import { envelope, mapError, type MappedError } from "../shared/error-map.js";
+import { envelope, mapAndLog } from "../shared/error-map.js";
+import { PROBE_URLS, registerHealth } from "../shared/health.js";
+import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
 import { allRoutes } from "./routes/index.js";
-import type { HttpMethod, RestRoute } from "./route.js";
+import type { HttpMethod, JsonSchema, RestRoute } from "./route.js";
+import { validatorFor } from "./validators.js";
 
 export interface RestAppOptions {
   core: CoreClients;
   version: string;
   logger?: boolean;
   logLevel?: string;
+  /** Log lines go here instead of stdout (tests read them). */
+  logStream?: LogStream;
   bodyLimit?: number;
   routes?: RestRoute[];
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
-
-// Query strings and path params arrive as text and are coerced; JSON bodies are typed, so never coerced.
-const queryAjv = new Ajv({ coerceTypes: "array", useDefaults: true, removeAdditional: false, allErrors: false });
-const bodyAjv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: false });
-
-function send(reply: FastifyReply, mapped: MappedError) {
-  return reply.status(mapped.status).type("application/json").send(mapped.body);
-}
 
 /** Names the offending parameter from an ajv error ("limit must be <= 500"). */
 function describeValidation(errors: ErrorObject[], part: string): { name: string | null; message: string } {
@@ -49,42 +43,17 @@ function describeValidation(errors: ErrorObject[], part: string): { name: string
 
 /** The REST gateway: /api/v1 JSON over the core's Connect services. No database, no domain rules. */
 export async function buildRestApp(opts: RestAppOptions) {
-  const app = fastify({
-    logger: opts.logger === false ? false : (loggerOptions("rest", opts.logLevel ?? "info") as object),
-    logController: requestLogController(),
+  const app = createHttpApp({
+    service: "rest",
+    logger: opts.logger,
+    logLevel: opts.logLevel,
+    logStream: opts.logStream,
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-    requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    },
-    // Shutdown lets in-flight requests finish (see drainOnClose).
-    forceCloseConnections: "idle",
-    return503OnClosing: false,
-    // The router refuses some URLs before any route runs (bad percent-encoding, a path
-    // parameter over maxParamLength). No resource can have such an id, so: 404, in the envelope.
-    frameworkErrors: (err, req, reply) => {
-      reply.header("x-request-id", req.id);
-      const badUrl = err.code === "FST_ERR_BAD_URL" || err.code === "FST_ERR_MAX_PARAM_LENGTH";
-      if (!badUrl) req.log.error({ err }, "router error in REST gateway");
-      void send(
-        reply,
-        badUrl
-          ? envelope("NOT_FOUND", `No resource at ${req.method} ${req.url.split("?")[0].slice(0, 200)}`)
-          : envelope("INTERNAL_ERROR", "Internal error"),
-      );
-    },
   });
-
-  drainOnClose(app);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? bodyAjv : queryAjv).compile(schema));
-
-  app.addHook("onRequest", async (req, reply) => {
-    reply.header("x-request-id", req.id);
-  });
+  app.setValidatorCompiler(({ schema, httpPart }) => validatorFor(schema as JsonSchema, httpPart));
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    if (err instanceof ConnectError) return send(reply, mapError(err));
+    if (err instanceof ConnectError) return send(reply, mapAndLog(err, req.log));
     if (err.validation) {
       const part = err.validationContext ?? "body";
       const { name, message } = describeValidation(err.validation as ErrorObject[], part);
@@ -92,18 +61,8 @@ export async function buildRestApp(opts: RestAppOptions) {
         return send(reply, envelope("INVALID_BODY", "The request body must be a JSON object"));
       return send(reply, envelope("INVALID_PARAMETER", message));
     }
-    switch (err.code) {
-      case "FST_ERR_CTP_BODY_TOO_LARGE":
-        return send(reply, envelope("PAYLOAD_TOO_LARGE", "The request body is too large"));
-      case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-        return send(reply, envelope("UNSUPPORTED_MEDIA_TYPE", "Send the request body as application/json"));
-      case "FST_ERR_CTP_INVALID_JSON_BODY":
-      case "FST_ERR_CTP_EMPTY_JSON_BODY":
-        return send(reply, envelope("INVALID_BODY", "The request body is not valid JSON"));
-    }
-    if (err.code?.startsWith("FST_ERR_CTP_") && (err.statusCode ?? 500) < 500) {
-      return send(reply, envelope("INVALID_BODY", "The request body could not be read"));
-    }
+    const refused = requestErrorOf(err);
+    if (refused) return send(reply, refused);
     req.log.error({ err }, "unexpected error in REST gateway");
     return send(reply, envelope("INTERNAL_ERROR", "Internal error"));
   });
@@ -113,13 +72,7 @@ export async function buildRestApp(opts: RestAppOptions) {
   );
 
   // Probes: no key, no /api/v1 prefix.
-  const health = async () => ({ status: "ok", version: opts.version });
-  app.get("/health", health);
-  app.get("/health/live", health);
-  app.get("/health/ready", async (req) => {
-    await opts.core.system.checkReady({}, callOptions(undefined, req.id));
-    return { status: "ok", version: opts.version };
-  });
+  registerHealth(app, opts.core, opts.version);
   app.get("/device", async (req, reply) => {
     const code =
       typeof (req.query as Record<string, unknown>).user_code === "string"
@@ -143,9 +96,10 @@ export async function buildRestApp(opts: RestAppOptions) {
       method: route.method,
       url: route.url,
       schema: route.schema,
+      // Only a body left out is {}: a JSON null is a body, and not an object (400 INVALID_BODY).
       preValidation: route.bodyOptional
         ? async (req) => {
-            if (req.body === undefined || req.body === null) req.body = {};
+            if (req.body === undefined) req.body = {};
           }
         : undefined,
       handler: async (req, reply) => {
@@ -153,7 +107,7 @@ export async function buildRestApp(opts: RestAppOptions) {
         const result = await route.handler({
           req,
           core: opts.core,
-          opts: callOptions(typeof apiKey === "string" ? apiKey : undefined, req.id),
+          opts: callOptions(typeof apiKey === "string" ? apiKey : undefined, req.id, route.timeoutMs),
           params: req.params,
           query: req.query ?? {},
           body: req.body ?? {},
@@ -167,7 +121,7 @@ export async function buildRestApp(opts: RestAppOptions) {
 
   // Known paths with an unsupported method answer 405, not 404 (the probes and /device included).
   const byUrl = new Map<string, Set<HttpMethod>>();
-  for (const url of ["/health", "/health/live", "/health/ready", "/device"]) byUrl.set(url, new Set(["GET"]));
+  for (const url of [...PROBE_URLS, "/device"]) byUrl.set(url, new Set(["GET"]));
   for (const r of routes) byUrl.set(r.url, (byUrl.get(r.url) ?? new Set()).add(r.method));
   for (const [url, methods] of byUrl) {
     const missing = METHODS.filter((m) => !methods.has(m));

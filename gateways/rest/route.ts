@@ -27,6 +27,8 @@ export interface RestRoute {
   bodyOptional?: boolean;
   /** Success status; 204 sends no body. */
   status?: number;
+  /** The deadline of this route's core calls, when COFFER_CORE_TIMEOUT_MS is not right for it (an import). */
+  timeoutMs?: number;
   handler: (ctx: RouteContext) => Promise<unknown>;
 }
 
@@ -58,6 +60,8 @@ export interface RouteDef<U extends string, Q extends z.ZodRawShape, B extends B
   bodyOptional?: boolean;
   /** Success status; 204 sends no body. */
   status?: number;
+  /** The deadline of this route's core calls, when COFFER_CORE_TIMEOUT_MS is not right for it (an import). */
+  timeoutMs?: number;
   handler: (ctx: RouteContext<ParamsOf<U>, ValuesOf<Q>, BodyOf<B>>) => Promise<unknown>;
 }
 

@@ -1,6 +1,7 @@
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { Transport } from "@connectrpc/connect";
+import { DEFAULTS } from "../../common/env.js";
 import { ApiKeyService, DeviceCodeService } from "../../gen/coffer/v1/auth_pb.js";
 import { SystemService } from "../../gen/coffer/v1/system_pb.js";
 import { UserService } from "../../gen/coffer/v1/users_pb.js";
@@ -11,10 +12,20 @@ import { ReportService } from "../../gen/coffer/v1/reports_pb.js";
 import { TagService } from "../../gen/coffer/v1/tags_pb.js";
 import { TransactionService } from "../../gen/coffer/v1/transactions_pb.js";
 
-/** The gateways' only way into Coffer: Connect over HTTP/2 (h2c) to the core. */
-export function coreTransport(baseUrl: string): Transport {
+/**
+ * The gateways' only way into Coffer: Connect over HTTP/2 (h2c) to the core.
+ * Every call carries a deadline (COFFER_CORE_TIMEOUT_MS unless the call sets
+ * its own timeoutMs): a core that hangs costs a caller 504, never a hung socket.
+ */
+export function coreTransport(baseUrl: string, defaultTimeoutMs: number = DEFAULTS.coreTimeoutMs): Transport {
   // No gzip: gateways sit next to the core, where compressing a page of transactions costs more CPU than it saves.
-  return createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, acceptCompression: [] });
+  return createConnectTransport({
+    baseUrl,
+    httpVersion: "2",
+    useBinaryFormat: true,
+    acceptCompression: [],
+    defaultTimeoutMs,
+  });
 }
 
 export function coreClients(transport: Transport) {
@@ -38,10 +49,12 @@ export type CoreClients = ReturnType<typeof coreClients>;
 export interface CallOptions {
   headers: Record<string, string>;
   signal?: AbortSignal;
+  /** This call's deadline, when it needs another than the transport's default (a route's or tool's timeoutMs). */
+  timeoutMs?: number;
 }
 
-export function callOptions(apiKey: string | undefined, requestId: string): CallOptions {
+export function callOptions(apiKey: string | undefined, requestId: string, timeoutMs?: number): CallOptions {
   const headers: Record<string, string> = { "x-request-id": requestId };
   if (apiKey) headers["x-api-key"] = apiKey;
-  return { headers };
+  return timeoutMs === undefined ? { headers } : { headers, timeoutMs };
 }

@@ -19,7 +19,8 @@ export async function runGateway(
   build: (opts: GatewayOptions) => Promise<FastifyInstance>,
 ): Promise<FastifyInstance> {
   const e = readEnv(env);
-  const app = await build({ core: coreClients(coreTransport(e.coreUrl)), version: VERSION, logLevel: e.logLevel });
+  const core = coreClients(coreTransport(e.coreUrl, e.coreTimeoutMs));
+  const app = await build({ core, version: VERSION, logLevel: e.logLevel });
   await app.listen({ port: portOf(e), host: e.host });
   const stop = async () => {
     await app.close();

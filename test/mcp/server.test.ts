@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { VERSION } from "../../common/version.js";
 import { createMcpServer } from "../../gateways/mcp/server.js";
+import { recordingLog } from "../helpers/log.js";
 import { defineTool, type ToolDef } from "../../gateways/mcp/tool.js";
 import { allTools } from "../../gateways/mcp/tools/index.js";
 import { callOptions, type CoreClients } from "../../gateways/shared/core-client.js";
@@ -78,7 +79,7 @@ const errorOf = (r: Awaited<ReturnType<Client["callTool"]>>) => {
 
 describe("createMcpServer (SDK low-level Server)", () => {
   it("lists every tool exactly as the SDK's McpServer lists the same zod tools", async () => {
-    const ours = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test")));
+    const ours = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), recordingLog()));
     const sdk = await clientOf(sdkReference(allTools));
     const listed = (await ours.listTools()).tools;
     expect(listed.map((t) => t.name)).toEqual(allTools.map((t) => t.name));
@@ -88,7 +89,7 @@ describe("createMcpServer (SDK low-level Server)", () => {
   });
 
   it("lists draft-7 JSON Schemas with titles and read-only hints", async () => {
-    const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test")));
+    const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), recordingLog()));
     for (const tool of (await client.listTools()).tools) {
       const def = allTools.find((t) => t.name === tool.name)!;
       expect(tool).toMatchObject({ title: def.title, description: def.description });
@@ -105,7 +106,7 @@ describe("createMcpServer (SDK low-level Server)", () => {
   });
 
   it("declares the same capabilities and server info as McpServer", async () => {
-    const ours = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test")));
+    const ours = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), recordingLog()));
     const sdk = await clientOf(sdkReference(allTools));
     expect(ours.getServerCapabilities()).toEqual({ tools: { listChanged: true } });
     expect(ours.getServerCapabilities()).toEqual(sdk.getServerCapabilities());
@@ -115,7 +116,7 @@ describe("createMcpServer (SDK low-level Server)", () => {
   });
 
   it("passes parsed arguments (unknown ones dropped); returns content and structuredContent", async () => {
-    const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), testTools));
+    const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), recordingLog(), testTools));
     const r = await client.callTool({ name: "echo", arguments: { id: "a", limit: 3, colour: "red" } });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toEqual({ id: "a", limit: 3 });
@@ -124,7 +125,7 @@ describe("createMcpServer (SDK low-level Server)", () => {
   });
 
   it("names every bad argument in one INVALID_PARAMETER message", async () => {
-    const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), testTools));
+    const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), recordingLog(), testTools));
     const e = errorOf(await client.callTool({ name: "echo", arguments: { limit: 501, tags: ["ok", "No"] } }));
     expect(e).toEqual({
       code: "INVALID_PARAMETER",
@@ -135,7 +136,7 @@ describe("createMcpServer (SDK low-level Server)", () => {
   });
 
   it("a result that breaks the tool's outputSchema → isError INTERNAL_ERROR", async () => {
-    const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), testTools));
+    const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), recordingLog(), testTools));
     expect(errorOf(await client.callTool({ name: "liar", arguments: {} }))).toEqual({
       code: "INTERNAL_ERROR",
       message: "Internal error",
@@ -143,8 +144,18 @@ describe("createMcpServer (SDK low-level Server)", () => {
     await client.close();
   });
 
+  it("a result that breaks the outputSchema is logged as an error naming the tool and the field", async () => {
+    const log = recordingLog();
+    const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), log, testTools));
+    await client.callTool({ name: "liar", arguments: {} });
+    expect(log.entries).toEqual([
+      { level: "error", obj: { tool: "liar", issues: ["count: invalid_type"] }, msg: expect.stringMatching(/output/) },
+    ]);
+    await client.close();
+  });
+
   it("an unknown tool → isError NOT_FOUND naming it", async () => {
-    const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), testTools));
+    const client = await clientOf(createMcpServer(noCore, callOptions("cf_x", "test"), recordingLog(), testTools));
     expect(errorOf(await client.callTool({ name: "nope", arguments: {} }))).toEqual({
       code: "NOT_FOUND",
       message: "Tool nope not found",

@@ -3,6 +3,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createMcpServer } from "../../gateways/mcp/server.js";
+import { recordingLog } from "../helpers/log.js";
 import { defineTool, type ToolDef } from "../../gateways/mcp/tool.js";
 import { allTools } from "../../gateways/mcp/tools/index.js";
 import { callOptions } from "../../gateways/shared/core-client.js";
@@ -44,8 +45,8 @@ const testTools: ToolDef[] = [
 ];
 
 /** An MCP server bound to one key (as over stdio), reached through an in-memory pair. */
-async function connect(apiKey: string, tools: ToolDef[] = [...allTools, ...testTools]) {
-  const server = createMcpServer(s.core, callOptions(apiKey, "test"), tools);
+async function connect(apiKey: string, tools: ToolDef[] = [...allTools, ...testTools], log = recordingLog()) {
+  const server = createMcpServer(s.core, callOptions(apiKey, "test"), log, tools);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "coffer-test", version: "0.0.0" });
@@ -85,6 +86,26 @@ describe("MCP tool errors carry the stable code", () => {
     const r = await client.callTool({ name: "crash", arguments: {} });
     expect(errorOf(r)).toEqual({ error: { code: "INTERNAL_ERROR", message: "Internal error" } });
     expect(JSON.stringify(r)).not.toMatch(/secret|select|\.ts:/);
+    await client.close();
+  });
+
+  it("an exception inside a tool is logged as an error with its cause", async () => {
+    const log = recordingLog();
+    const client = await connect(s.readKey, testTools, log);
+    await client.callTool({ name: "crash", arguments: {} });
+    expect(log.entries).toHaveLength(1);
+    expect(log.entries[0]).toMatchObject({ level: "error", obj: { code: "INTERNAL_ERROR" } });
+    expect(String(log.entries[0].obj.err)).toContain("secret internals");
+    await client.close();
+  });
+
+  it("a core error is the core's verdict: nothing is logged here", async () => {
+    const log = recordingLog();
+    const client = await connect(s.readKey, allTools, log);
+    expect(errorOf(await client.callTool({ name: "get_transaction", arguments: { id: "zzzzzzzz" } })).error.code).toBe(
+      "NOT_FOUND",
+    );
+    expect(log.entries).toEqual([]);
     await client.close();
   });
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SummarizeTransactionsResponseSchema } from "../../gen/coffer/v1/transactions_pb.js";
 import { createMcpServer } from "../../gateways/mcp/server.js";
+import { recordingLog } from "../helpers/log.js";
 import { callOptions, type CoreClients } from "../../gateways/shared/core-client.js";
 import { transactionFilterShape } from "../../gateways/shared/transaction-filter.js";
 
@@ -30,7 +31,7 @@ const core = {
 let client: Client;
 beforeAll(async () => {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(core, callOptions("cf_x", "test")).connect(serverSide);
+  await createMcpServer(core, callOptions("cf_x", "test"), recordingLog()).connect(serverSide);
   client = new Client({ name: "coffer-test", version: "0.0.0" });
   await client.connect(clientSide);
 });

@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpServer } from "../../gateways/mcp/server.js";
+import { recordingLog } from "../helpers/log.js";
 import { callOptions } from "../../gateways/shared/core-client.js";
 import { query } from "../../services/db/sql.js";
 import { newShortId } from "../../services/ids/short-id.js";
@@ -46,7 +47,7 @@ beforeAll(async () => {
   shortIds = ids.map((id) => shortOf.get(id)!);
 
   // An MCP server bound to the read_only key, as over stdio.
-  const server = createMcpServer(s.core, callOptions(s.readKey, "test"));
+  const server = createMcpServer(s.core, callOptions(s.readKey, "test"), recordingLog());
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   client = new Client({ name: "coffer-test", version: "0.0.0" });

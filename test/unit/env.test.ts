@@ -15,6 +15,8 @@ describe("readEnv: the one reader of Coffer's environment", () => {
       publicUrl: "http://localhost:8080",
       logLevel: "info",
       deviceCodeTtlSeconds: 600,
+      coreTimeoutMs: 10000,
+      restartBackoffMs: 500,
       apiKey: undefined,
     });
   });
@@ -48,6 +50,9 @@ describe("readEnv: the one reader of Coffer's environment", () => {
     ["COFFER_CORE_URL", "localhost:7100"],
     ["COFFER_PUBLIC_URL", "ftp://coffer.example"],
     ["COFFER_LOG_LEVEL", "loud"],
+    ["COFFER_CORE_TIMEOUT_MS", "0"],
+    ["COFFER_CORE_TIMEOUT_MS", "1e4"],
+    ["COFFER_RESTART_BACKOFF_MS", "30001"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => readEnv({ [name]: value })).toThrow(new RegExp(`^${name} `));
   });

@@ -1,7 +1,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import { mapError } from "../../gateways/shared/error-map.js";
+import { mapAndLog, mapError } from "../../gateways/shared/error-map.js";
+import { recordingLog } from "../helpers/log.js";
 import { CODE_FOR_CONNECT, ERROR_CODES, type ErrorCode } from "../../common/errors.js";
 import { HTTP_STATUS } from "../helpers/http-status.js";
 import { toConnectError } from "../../services/interceptors/errors.js";
@@ -74,6 +75,69 @@ describe("mapError: a Connect error without a Coffer code", () => {
       body: { error: { code: "UNAVAILABLE", message: "The Coffer core is not reachable" } },
     });
   });
+});
+
+describe("mapError: a call that did not get an answer", () => {
+  it("a deadline that ran out → 504 UPSTREAM_TIMEOUT", () => {
+    expect(mapError(new ConnectError("the operation timed out", Code.DeadlineExceeded))).toEqual({
+      status: 504,
+      body: { error: { code: "UPSTREAM_TIMEOUT", message: "The Coffer core did not answer in time" } },
+    });
+  });
+
+  // What connect-node raised when the core was SIGKILLed under a call (reproducer H): aborted, ECONNRESET.
+  it.each([
+    ["a reset socket", Code.Aborted, Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" })],
+    ["a destroyed stream", Code.Aborted, Object.assign(new Error("destroyed"), { code: "ERR_STREAM_DESTROYED" })],
+    ["an HTTP/2 session error", Code.Internal, Object.assign(new Error("x"), { code: "ERR_HTTP2_SESSION_ERROR" })],
+    ["a premature close", Code.Unknown, Object.assign(new Error("x"), { code: "ERR_STREAM_PREMATURE_CLOSE" })],
+  ])("a core that died under the call (%s) → 503 UNAVAILABLE", (_what, code, cause) => {
+    const e = new ConnectError(cause.message, code, undefined, undefined, cause);
+    expect(mapError(e).body.error).toEqual({ code: "UNAVAILABLE", message: "The Coffer core is not reachable" });
+  });
+
+  it.each(["CANCEL (0x8)", "INTERNAL_ERROR (0x2)", "PROTOCOL_ERROR (0x1)"])(
+    "a stream the core reset (%s) → 503 UNAVAILABLE",
+    (rst) => {
+      const code = rst.startsWith("CANCEL") ? Code.Canceled : Code.Internal;
+      const e = new ConnectError(`http/2 stream closed with error code ${rst}`, code);
+      expect(mapError(e).body.error.code).toBe("UNAVAILABLE");
+    },
+  );
+
+  it("a Coffer code from the core wins over the transport's view (UNAVAILABLE for its database)", () => {
+    const e = toConnectError("UNAVAILABLE", "The database is not reachable");
+    expect(mapError(e).body.error).toEqual({ code: "UNAVAILABLE", message: "The database is not reachable" });
+  });
+});
+
+describe("mapAndLog: the gateway logs the 5xx it produced", () => {
+  it("a failure of our own (no Coffer code) → logged as an error with the cause", () => {
+    const log = recordingLog();
+    const err = new TypeError("boom");
+    expect(mapAndLog(err, log).status).toBe(500);
+    expect(log.entries).toEqual([
+      { level: "error", obj: { err, code: "INTERNAL_ERROR" }, msg: "unexpected failure calling the core" },
+    ]);
+  });
+
+  it.each([
+    ["UNAVAILABLE", new ConnectError("connect ECONNREFUSED 127.0.0.1:1", Code.Unavailable), "core unreachable"],
+    ["UPSTREAM_TIMEOUT", new ConnectError("timed out", Code.DeadlineExceeded), "the core did not answer in time"],
+  ])("a core out of reach (%s) → logged as a warning", (code, err, msg) => {
+    const log = recordingLog();
+    mapAndLog(err, log);
+    expect(log.entries).toEqual([{ level: "warn", obj: { err, code }, msg }]);
+  });
+
+  it.each(["INTERNAL_ERROR", "UNAVAILABLE", "NOT_FOUND", "VALIDATION_ERROR"] as const)(
+    "the core's own verdict (%s) → not logged here (the core logged it)",
+    (code) => {
+      const log = recordingLog();
+      expect(mapAndLog(toConnectError(code, "m"), log).body.error.code).toBe(code);
+      expect(log.entries).toEqual([]);
+    },
+  );
 });
 
 describe("mapError: anything else", () => {
