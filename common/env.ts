@@ -30,6 +30,10 @@ export interface CofferEnv {
   restartBackoffMs: number;
   /** The key `coffer mcp --stdio` acts with. */
   apiKey: string | undefined;
+  /** Host names the gateways answer to besides loopback names and COFFER_PUBLIC_URL's host (lower-case). */
+  allowedHosts: string[];
+  /** Browser origins the MCP gateway accepts besides COFFER_PUBLIC_URL's (and loopback ones on loopback). */
+  mcpAllowedOrigins: string[];
 }
 
 export class EnvError extends Error {
@@ -68,6 +72,37 @@ function httpUrl(env: Env, name: string, fallback: string): string {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new EnvError(name, "must be an http(s) URL", v);
   return v.replace(/\/+$/, "");
+}
+
+/** A comma-separated list of host names (no scheme, path or port), lower-cased. */
+function hostList(env: Env, name: string): string[] {
+  const v = raw(env, name);
+  if (v === undefined) return [];
+  return v.split(",").map((item) => {
+    const host = item.trim().toLowerCase();
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(host)) {
+      throw new EnvError(name, "must be host names separated by commas (no scheme, path or port)", v);
+    }
+    return host;
+  });
+}
+
+/** A comma-separated list of origins (scheme://host[:port]), normalised as browsers send them. */
+function originList(env: Env, name: string): string[] {
+  const v = raw(env, name);
+  if (v === undefined) return [];
+  return v.split(",").map((item) => {
+    let url: URL;
+    try {
+      url = new URL(item.trim());
+    } catch {
+      throw new EnvError(name, "must be origins (scheme://host[:port]) separated by commas", v);
+    }
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || url.pathname !== "/" || url.search || url.hash) {
+      throw new EnvError(name, "must be origins (scheme://host[:port]) separated by commas", v);
+    }
+    return url.origin;
+  });
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -115,5 +150,7 @@ export function readEnv(env: Env = process.env): CofferEnv {
     coreTimeoutMs: integer(env, "COFFER_CORE_TIMEOUT_MS", DEFAULTS.coreTimeoutMs, 1, 3_600_000),
     restartBackoffMs: integer(env, "COFFER_RESTART_BACKOFF_MS", DEFAULTS.restartBackoffMs, 1, 30_000),
     apiKey: raw(env, "COFFER_API_KEY"),
+    allowedHosts: hostList(env, "COFFER_ALLOWED_HOSTS"),
+    mcpAllowedOrigins: originList(env, "COFFER_MCP_ALLOWED_ORIGINS"),
   };
 }

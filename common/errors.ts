@@ -34,6 +34,8 @@ export const ERROR_CODES = {
   HEADERS_TOO_LARGE: { connect: Code.ResourceExhausted, http: 431 },
   URI_TOO_LONG: { connect: Code.ResourceExhausted, http: 414 },
   REQUEST_TIMEOUT: { connect: Code.DeadlineExceeded, http: 408 },
+  ORIGIN_MISMATCH: { connect: Code.PermissionDenied, http: 403 },
+  INVALID_HOST: { connect: Code.PermissionDenied, http: 403 },
 } as const satisfies Record<string, { connect: Code; http: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

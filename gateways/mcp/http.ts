@@ -3,6 +3,7 @@ import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { envelope, mapAndLog } from "../shared/error-map.js";
 import { registerHealth } from "../shared/health.js";
+import type { HostGuardConfig } from "../shared/host-guard.js";
 import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
 import { createMcpServer } from "./server.js";
 
@@ -13,6 +14,8 @@ export interface McpAppOptions {
   logLevel?: string;
   /** Log lines go here instead of stdout (tests read them). */
   logStream?: LogStream;
+  /** The DNS-rebinding guard's settings, with the allowed browser origins (from the environment as a process). */
+  guard?: HostGuardConfig;
 }
 
 /**
@@ -27,6 +30,13 @@ export async function buildMcpApp(opts: McpAppOptions) {
     logLevel: opts.logLevel,
     logStream: opts.logStream,
     bodyLimit: 4 * 1024 * 1024,
+    // Browsers always send Origin on a POST; without an explicit guard, loopback origins are the allowed ones.
+    guard: opts.guard ?? {
+      listenHost: "127.0.0.1",
+      publicUrl: "http://localhost:8080",
+      allowedHosts: [],
+      allowedOrigins: [],
+    },
   });
 
   app.setErrorHandler((err: { code?: string; statusCode?: number }, req, reply) => {

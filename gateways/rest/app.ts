@@ -5,6 +5,7 @@ import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { envelope, mapAndLog } from "../shared/error-map.js";
 import { PROBE_URLS, registerHealth } from "../shared/health.js";
+import type { HostGuardConfig } from "../shared/host-guard.js";
 import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
 import { allRoutes } from "./routes/index.js";
 import type { HttpMethod, JsonSchema, RestRoute } from "./route.js";
@@ -19,6 +20,8 @@ export interface RestAppOptions {
   logStream?: LogStream;
   bodyLimit?: number;
   routes?: RestRoute[];
+  /** The DNS-rebinding guard's settings (from the environment when run as a process). */
+  guard?: HostGuardConfig;
 }
 
 const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -49,6 +52,8 @@ export async function buildRestApp(opts: RestAppOptions) {
     logLevel: opts.logLevel,
     logStream: opts.logStream,
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    // Origin is checked on MCP only; REST callers with a key are not browsers' ambient credentials.
+    guard: opts.guard && { ...opts.guard, allowedOrigins: undefined },
   });
   app.setValidatorCompiler(({ schema, httpPart }) => validatorFor(schema as JsonSchema, httpPart));
 

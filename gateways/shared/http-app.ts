@@ -5,6 +5,7 @@ import { fastify, type FastifyInstance, type FastifyReply } from "fastify";
 import { loggerOptions, requestLogController, type LogStream } from "../../common/logging.js";
 import { drainOnClose } from "./drain.js";
 import { envelope, type MappedError } from "./error-map.js";
+import { hostGuard, type HostGuardConfig } from "./host-guard.js";
 import { BodyError, readJsonBody } from "./json-body.js";
 
 export interface HttpAppOptions {
@@ -14,7 +15,15 @@ export interface HttpAppOptions {
   /** Log lines go here instead of stdout (tests read them). */
   logStream?: LogStream;
   bodyLimit: number;
+  /** The DNS-rebinding guard (host-guard.ts); by default, a gateway on 127.0.0.1 with the default public URL. */
+  guard?: HostGuardConfig;
 }
+
+const DEFAULT_GUARD: HostGuardConfig = {
+  listenHost: "127.0.0.1",
+  publicUrl: "http://localhost:8080",
+  allowedHosts: [],
+};
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const HEAD_LIMIT_KIB = Math.round(maxHeaderSize / 1024);
@@ -113,6 +122,8 @@ export function requestErrorOf(err: { code?: string; statusCode?: number }): Map
  * - URLs the router cannot read (bad percent-encoding, a path parameter over
  *   100 characters) → 404 NOT_FOUND: no resource can have such a name;
  * - a body is read only as JSON (anything else → 415), strictly (json-body.ts).
+ * - a Host (and, on MCP, an Origin) the gateway does not answer to → 403
+ *   INVALID_HOST / ORIGIN_MISMATCH (host-guard.ts).
  * It also takes or makes the request id, echoes it as X-Request-Id, and drains on close.
  */
 export function createHttpApp(o: HttpAppOptions): FastifyInstance {
@@ -173,10 +184,13 @@ export function createHttpApp(o: HttpAppOptions): FastifyInstance {
     }
   });
 
+  const guard = hostGuard(o.guard ?? DEFAULT_GUARD);
   app.addHook("onRequest", async (req, reply) => {
     reply.header("x-request-id", req.id);
     if (req.raw.httpVersion === "1.1" && req.headers.host === undefined)
       return sendEnvelope(reply, envelope("INVALID_REQUEST", "An HTTP/1.1 request needs a Host header"));
+    const refused = guard(req.headers.host, req.headers.origin);
+    if (refused) return sendEnvelope(reply, refused);
   });
 
   // CONNECT asks for a tunnel; Node drops the socket unanswered unless someone listens.

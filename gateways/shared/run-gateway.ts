@@ -2,11 +2,13 @@ import type { FastifyInstance } from "fastify";
 import { readEnv, type CofferEnv } from "../../common/env.js";
 import { VERSION } from "../../common/version.js";
 import { coreClients, coreTransport, type CoreClients } from "./core-client.js";
+import type { HostGuardConfig } from "./host-guard.js";
 
 export interface GatewayOptions {
   core: CoreClients;
   version: string;
   logLevel: string;
+  guard: HostGuardConfig;
 }
 
 /**
@@ -20,7 +22,13 @@ export async function runGateway(
 ): Promise<FastifyInstance> {
   const e = readEnv(env);
   const core = coreClients(coreTransport(e.coreUrl, e.coreTimeoutMs));
-  const app = await build({ core, version: VERSION, logLevel: e.logLevel });
+  const guard: HostGuardConfig = {
+    listenHost: e.host,
+    publicUrl: e.publicUrl,
+    allowedHosts: e.allowedHosts,
+    allowedOrigins: e.mcpAllowedOrigins,
+  };
+  const app = await build({ core, version: VERSION, logLevel: e.logLevel, guard });
   await app.listen({ port: portOf(e), host: e.host });
   const stop = async () => {
     await app.close();

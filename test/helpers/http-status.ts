@@ -35,4 +35,6 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   HEADERS_TOO_LARGE: 431,
   URI_TOO_LONG: 414,
   REQUEST_TIMEOUT: 408,
+  ORIGIN_MISMATCH: 403,
+  INVALID_HOST: 403,
 };

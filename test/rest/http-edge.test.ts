@@ -36,7 +36,7 @@ function expectRawEnvelope(r: RawAnswer, code: ErrorCode, message?: RegExp) {
   if (message) expect(body.error.message).toMatch(message);
 }
 
-const H = "Host: x\r\n";
+const H = "Host: localhost\r\n";
 const JSON_CHUNKED = `${H}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
 
 /** Requests Node's parser refuses, by what is wrong with them (45 of them, as found by probing the gateways). */
@@ -80,8 +80,8 @@ const parserErrors: [string, string][] = [
   ["a header without a name", `GET / HTTP/1.1\r\n${H}: x\r\n\r\n`],
   ["a pseudo-header", `GET / HTTP/1.1\r\n${H}:authority: x\r\n\r\n`],
   ["NUL in a header value", `GET / HTTP/1.1\r\n${H}X-A: a\x00b\r\n\r\n`],
-  ["a bare CR between headers", `GET / HTTP/1.1\r\nHost: x\rX-A: 1\r\n\r\n`],
-  ["bare LF line ends", `GET /health HTTP/1.1\nHost: x\n\n`],
+  ["a bare CR between headers", `GET / HTTP/1.1\r\nHost: localhost\rX-A: 1\r\n\r\n`],
+  ["bare LF line ends", `GET /health HTTP/1.1\nHost: localhost\n\n`],
   // Content-Length and Transfer-Encoding
   [
     "Content-Length with Transfer-Encoding",

@@ -31,7 +31,7 @@ async function slowGateway() {
   return { app, port: (app.server.address() as AddressInfo).port, inHandler, release };
 }
 
-const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n`;
+const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n`;
 
 /** Everything the server writes on this socket until it closes it. */
 function readAll(socket: Socket): Promise<string> {

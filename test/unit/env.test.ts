@@ -17,6 +17,8 @@ describe("readEnv: the one reader of Coffer's environment", () => {
       deviceCodeTtlSeconds: 600,
       coreTimeoutMs: 10000,
       restartBackoffMs: 500,
+      allowedHosts: [],
+      mcpAllowedOrigins: [],
       apiKey: undefined,
     });
   });
@@ -39,6 +41,18 @@ describe("readEnv: the one reader of Coffer's environment", () => {
     });
   });
 
+  it("reads host and origin lists, normalised as headers carry them", () => {
+    expect(
+      readEnv({
+        COFFER_ALLOWED_HOSTS: " Coffer.LAN , nas.local",
+        COFFER_MCP_ALLOWED_ORIGINS: "https://Agent.Example:443, http://10.0.0.5:3000",
+      }),
+    ).toMatchObject({
+      allowedHosts: ["coffer.lan", "nas.local"],
+      mcpAllowedOrigins: ["https://agent.example", "http://10.0.0.5:3000"],
+    });
+  });
+
   it.each([
     ["COFFER_CORE_PORT", "http"],
     ["COFFER_REST_PORT", "0"],
@@ -53,6 +67,10 @@ describe("readEnv: the one reader of Coffer's environment", () => {
     ["COFFER_CORE_TIMEOUT_MS", "0"],
     ["COFFER_CORE_TIMEOUT_MS", "1e4"],
     ["COFFER_RESTART_BACKOFF_MS", "30001"],
+    ["COFFER_ALLOWED_HOSTS", "https://coffer.example"],
+    ["COFFER_ALLOWED_HOSTS", "coffer.example/api"],
+    ["COFFER_MCP_ALLOWED_ORIGINS", "https://agent.example/path"],
+    ["COFFER_MCP_ALLOWED_ORIGINS", "agent.example"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => readEnv({ [name]: value })).toThrow(new RegExp(`^${name} `));
   });
