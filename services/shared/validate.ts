@@ -1,4 +1,12 @@
-import { AMOUNT, CURRENCY, SLUG, isCalendarDate } from "../../common/validation.js";
+import {
+  AMOUNT,
+  CURRENCY,
+  DATE_MAX_YEAR,
+  DATE_MIN_YEAR,
+  FORBIDDEN_CONTROL,
+  SLUG,
+  isCalendarDate,
+} from "../../common/validation.js";
 import { CofferError } from "../errors/coffer-error.js";
 
 /**
@@ -18,11 +26,117 @@ export function parseSlug(raw: string, field = "slug", code: InputErrorCode = "V
   return slug;
 }
 
-/** A calendar date, YYYY-MM-DD. */
+/** A calendar date, YYYY-MM-DD, in a year from 1900 to 2999. */
 export function parseDate(raw: string, field: string, code: InputErrorCode = "INVALID_PARAMETER"): string {
   const s = raw.trim();
-  if (!isCalendarDate(s)) throw new CofferError(code, `${field} must be a date written YYYY-MM-DD`);
+  if (!isCalendarDate(s)) {
+    throw new CofferError(
+      code,
+      `${field} must be a real date written YYYY-MM-DD, in a year from ${DATE_MIN_YEAR} to ${DATE_MAX_YEAR}`,
+    );
+  }
   return s;
+}
+
+/** A whole number from min to max inclusive (NaN, the infinities and fractions are refused). */
+export function parseInteger(
+  raw: number,
+  field: string,
+  range: { min: number; max: number },
+  code: InputErrorCode = "INVALID_PARAMETER",
+): number {
+  if (!Number.isSafeInteger(raw) || raw < range.min || raw > range.max) {
+    throw new CofferError(code, `${field} must be between ${range.min} and ${range.max}`);
+  }
+  return raw;
+}
+
+export interface TextRule {
+  /** Fewest characters after trimming (default 1: the field is required). */
+  min?: number;
+  /** Most characters after trimming (code points, as PostgreSQL's length() counts them). */
+  max?: number;
+  /** Line breaks allowed (comments, notes); CRLF is stored as LF. Single-line fields refuse them. */
+  multiline?: boolean;
+}
+
+/**
+ * Text a write stores (names, notes, comment bodies, ...): trimmed, then
+ * refused with VALIDATION_ERROR naming the field when it holds NUL or another
+ * C0 control character (tab is always allowed, line feed and carriage return
+ * only where `multiline`) or when its length is outside min..max.
+ */
+export function parseText(raw: string | undefined, field: string, rule: TextRule = {}): string {
+  const { min = 1, max = 10_000, multiline = false } = rule;
+  const text = withoutControls((raw ?? "").trim(), field, multiline);
+  const length = [...text].length;
+  if (length < min) {
+    throw new CofferError(
+      "VALIDATION_ERROR",
+      min === 1 ? `${field} is required` : `${field} must be at least ${min} characters`,
+    );
+  }
+  if (length > max)
+    throw new CofferError("VALIDATION_ERROR", `${field} must be at most ${max} characters (got ${length})`);
+  return text;
+}
+
+/** The control-character half of the text rule: the text (CRLF as LF where multiline), or VALIDATION_ERROR. */
+function withoutControls(text: string, field: string, multiline: boolean): string {
+  const normal = multiline ? text.replace(/\r\n/g, "\n") : text;
+  if (FORBIDDEN_CONTROL.test(normal) || (!multiline && /[\n\r]/.test(normal))) {
+    throw new CofferError(
+      "VALIDATION_ERROR",
+      multiline
+        ? `${field} must not contain control characters such as NUL (tab and line breaks are fine)`
+        : `${field} must be one line without control characters such as NUL (tab is fine)`,
+    );
+  }
+  return normal;
+}
+
+/** How deep a stored JSON value may nest: an object holding an object holding a string is 2. */
+export const MAX_JSON_DEPTH = 32;
+
+const pathOf = (parent: string, key: string) =>
+  /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+
+/**
+ * A JSON value a write stores (transaction metadata), checked all the way
+ * down: strings follow the text rule (multiline, not trimmed), object keys the
+ * single-line one, numbers are finite, and objects and arrays nest at most
+ * MAX_JSON_DEPTH levels. Every failure is VALIDATION_ERROR naming the path
+ * (`metadata.trip.days[2]`). Returns a copy with CRLF stored as LF.
+ */
+export function parseJsonValue(raw: unknown, field: string, depth = 0): unknown {
+  if (raw === null || typeof raw === "boolean") return raw;
+  if (typeof raw === "string") return withoutControls(raw, field, true);
+  if (typeof raw === "number") {
+    if (!Number.isFinite(raw)) throw new CofferError("VALIDATION_ERROR", `${field} must be a finite number`);
+    return raw;
+  }
+  if (typeof raw !== "object") throw new CofferError("VALIDATION_ERROR", `${field} must be a JSON value`);
+  if (depth >= MAX_JSON_DEPTH) {
+    throw new CofferError("VALIDATION_ERROR", `${field} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  if (Array.isArray(raw)) return raw.map((v: unknown, i) => parseJsonValue(v, `${field}[${i}]`, depth + 1));
+  // Entries, not assignment into {}: a key such as "__proto__" must stay a plain key.
+  return Object.fromEntries(
+    Object.entries(raw as Record<string, unknown>).map(([k, v]) => {
+      withoutControls(k, `a key in ${field}`, false);
+      return [k, parseJsonValue(v, pathOf(field, k), depth + 1)];
+    }),
+  );
+}
+
+/**
+ * A search term as the caller typed it, ready to match: every run of spaces
+ * and control characters becomes one space (so NUL never reaches SQL, and a
+ * term never holds the U+001F that separates the two names in search_text).
+ */
+export function searchTerm(raw: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is matched
+  return raw.replace(/[\s\x00-\x1f]+/g, " ").trim();
 }
 
 /**
