@@ -10,6 +10,7 @@ import { errorInterceptor } from "./interceptors/errors.js";
 import { purgeVersionsTask } from "./ledger/transactions/versions.js";
 import { startPeriodicTasks, type PeriodicTask, type RunningTasks } from "./periodic.js";
 import { routes } from "./routes.js";
+import { CursorKeyring, rotateCursorKeyTask } from "./pagination/cursor-keys.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
 
 /**
@@ -21,7 +22,7 @@ export async function buildCoreServer(
   config: CoreConfig,
   opts: { logger?: boolean; periodicTasks?: PeriodicTask[] } = {},
 ) {
-  const deps: CoreDeps = { orm, config, serviceNames: new Set() };
+  const deps: CoreDeps = { orm, config, serviceNames: new Set(), cursorKeys: new CursorKeyring() };
   const probe = createConnectRouter();
   routes(deps)(probe);
   for (const h of probe.handlers) deps.serviceNames.add(h.service.typeName);
@@ -42,7 +43,10 @@ export async function buildCoreServer(
     shutdownTimeoutMs: 10_000,
   });
 
-  const tasks = opts.periodicTasks ?? [purgeVersionsTask(() => orm.em.fork())];
+  const tasks = opts.periodicTasks ?? [
+    purgeVersionsTask(() => orm.em.fork()),
+    rotateCursorKeyTask(() => orm.em.fork()),
+  ];
   let running: RunningTasks | null = null;
   app.addHook("onListen", async () => {
     running = startPeriodicTasks(tasks, app.log);
