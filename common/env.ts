@@ -24,6 +24,8 @@ export interface CofferEnv {
   publicUrl: string;
   logLevel: LogLevel;
   deviceCodeTtlSeconds: number;
+  /** How long one database statement of the core may run (ms); 0 means no limit. */
+  statementTimeoutMs: number;
   /** The key `coffer mcp --stdio` acts with. */
   apiKey: string | undefined;
 }
@@ -82,6 +84,7 @@ export const DEFAULTS = {
   mcpPort: 8090,
   logLevel: "info",
   deviceCodeTtlSeconds: 600,
+  statementTimeoutMs: 15_000,
 } as const;
 
 /** Reads and checks every COFFER_* variable (and DATABASE_URL); throws EnvError naming the first bad one. */
@@ -106,6 +109,7 @@ export function readEnv(env: Env = process.env): CofferEnv {
       1,
       7 * 24 * 3600,
     ),
+    statementTimeoutMs: integer(env, "COFFER_STATEMENT_TIMEOUT_MS", DEFAULTS.statementTimeoutMs, 0, 3_600_000),
     apiKey: raw(env, "COFFER_API_KEY"),
   };
 }

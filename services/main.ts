@@ -5,8 +5,15 @@ import { buildCoreServer } from "./server.js";
 /** The core process: migrate, then serve Connect + gRPC + gRPC-Web on h2c. */
 export async function runCore(env: NodeJS.ProcessEnv = process.env) {
   const config = coreConfigFromEnv(env);
-  const orm = await openOrm(config.databaseUrl);
-  await migrate(orm);
+  // Migrations run on their own short-lived ORM: they may take minutes (a column on a large
+  // table), so they must not inherit the statement timeout the serving connections have.
+  const migrator = await openOrm(config.databaseUrl, 2);
+  try {
+    await migrate(migrator);
+  } finally {
+    await closeOrm(migrator);
+  }
+  const orm = await openOrm(config.databaseUrl, undefined, { statementTimeoutMs: config.statementTimeoutMs });
   const app = await buildCoreServer(orm, config);
   await app.listen({ port: config.port, host: config.host });
   let closing = false;

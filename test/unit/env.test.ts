@@ -15,6 +15,7 @@ describe("readEnv: the one reader of Coffer's environment", () => {
       publicUrl: "http://localhost:8080",
       logLevel: "info",
       deviceCodeTtlSeconds: 600,
+      statementTimeoutMs: 15000,
       apiKey: undefined,
     });
   });
@@ -48,6 +49,9 @@ describe("readEnv: the one reader of Coffer's environment", () => {
     ["COFFER_CORE_URL", "localhost:7100"],
     ["COFFER_PUBLIC_URL", "ftp://coffer.example"],
     ["COFFER_LOG_LEVEL", "loud"],
+    ["COFFER_STATEMENT_TIMEOUT_MS", "-1"],
+    ["COFFER_STATEMENT_TIMEOUT_MS", "1.5"],
+    ["COFFER_STATEMENT_TIMEOUT_MS", "3600001"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => readEnv({ [name]: value })).toThrow(new RegExp(`^${name} `));
   });
