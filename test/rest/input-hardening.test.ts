@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpServer } from "../../gateways/mcp/server.js";
 import { callOptions } from "../../gateways/shared/core-client.js";
@@ -278,5 +279,31 @@ describe("D. stored text refuses NUL and other control characters", () => {
       "VALIDATION_ERROR",
     );
     expect(f.message).toMatch(/^notes /);
+  });
+});
+
+describe("E. metadata nests at most 32 levels, in the core as well", () => {
+  const nest = (levels: number): JsonObject => {
+    let value: JsonValue = "leaf";
+    for (let i = 0; i < levels; i++) value = { a: value };
+    return value as JsonObject;
+  };
+  const set = (metadata: JsonObject) =>
+    s.core.transactions.setTransactionMetadata({ id: tx, metadata, replace: true }, withKey(s.adminKey));
+
+  it("32 levels are stored", async () => {
+    const t = (await set(nest(32))).transaction!;
+    expect(JSON.stringify(t.metadata)).toBe(JSON.stringify(nest(32)));
+  });
+
+  it("33 levels → VALIDATION_ERROR naming the field, nothing stored", async () => {
+    const before = await databaseChecksum(s.orm.em.fork());
+    const f = await expectCoreError(set(nest(33)), "VALIDATION_ERROR");
+    expect(f.message).toMatch(/^metadata(\.a)+ nests deeper than 32 levels/);
+    expect(await databaseChecksum(s.orm.em.fork())).toBe(before);
+  });
+
+  it("deeper than protobuf decodes at all (over 100 messages) → INVALID_BODY", async () => {
+    await expectCoreError(set(nest(60)), "INVALID_BODY");
   });
 });
