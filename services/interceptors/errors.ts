@@ -36,8 +36,9 @@ const UNAVAILABLE_CODES = new Set([
   "08006",
 ]);
 
-/** pg's words for a client whose connection died under it (a restart, a dropped socket). */
-const DEAD_CONNECTION = /Connection terminated|not currently accepting connections|is not queryable/;
+/** pg's words for a connection that died under it (a restart, a dropped socket) or never opened in time. */
+const DEAD_CONNECTION =
+  /Connection terminated|not currently accepting connections|is not queryable|timeout exceeded when trying to connect/;
 
 /** SQLSTATE query_canceled: the statement ran past statement_timeout (COFFER_STATEMENT_TIMEOUT_MS). */
 const STATEMENT_TIMEOUT = "57014";

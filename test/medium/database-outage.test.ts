@@ -22,6 +22,9 @@ import { TcpProxy } from "../helpers/tcp-proxy.js";
 // never INTERNAL_ERROR; within 5 s of the database's return both of the core's
 // pools (the ORM's and the prepared statements') answer again, with no restart.
 
+/** Shorter than the default, so the test of a database that never answers stays quick. */
+const CONNECT_TIMEOUT_MS = 1000;
+
 let proxy: TcpProxy;
 let orm: Orm;
 let core: CoreClients;
@@ -34,7 +37,7 @@ beforeAll(async () => {
   proxy = new TcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
   const viaProxy = new URL(direct);
   viaProxy.port = String(await proxy.start());
-  orm = await openOrm(viaProxy.toString(), 5, { statementTimeoutMs: 15_000 });
+  orm = await openOrm(viaProxy.toString(), 5, { statementTimeoutMs: 15_000, connectTimeoutMs: CONNECT_TIMEOUT_MS });
   const config = { ...coreConfigFromEnv({ DATABASE_URL: viaProxy.toString() }), logLevel: "silent" };
   const app = await buildCoreServer(orm, config, { logger: false });
   await app.listen({ port: 0, host: "127.0.0.1" });
@@ -112,6 +115,18 @@ function load(workers: number) {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Calls every kind of RPC until each has succeeded once; returns when each did (ms after `since`). */
+async function recovery(since: number): Promise<Record<string, number>> {
+  const recoveredAt: Record<string, number> = {};
+  while (Object.keys(recoveredAt).length < Object.keys(calls).length && Date.now() - since < 10_000) {
+    for (const name of Object.keys(calls)) {
+      if (!(name in recoveredAt) && (await attempt(name)).ok) recoveredAt[name] = Date.now() - since;
+    }
+    await sleep(50);
+  }
+  return recoveredAt;
+}
+
 describe("the database goes away under load and comes back", () => {
   it("503 UNAVAILABLE during the outage, never 500; both pools answer within 5 s of its return", async () => {
     // Warm up: every pool has connections and every statement is prepared before the clock starts.
@@ -125,13 +140,7 @@ describe("the database goes away under load and comes back", () => {
     const backAt = Date.now();
 
     // Recovery: every kind of call (so both pools) must succeed again, by itself.
-    const recoveredAt: Record<string, number> = {};
-    while (Object.keys(recoveredAt).length < Object.keys(calls).length && Date.now() - backAt < 10_000) {
-      for (const name of Object.keys(calls)) {
-        if (!(name in recoveredAt) && (await attempt(name)).ok) recoveredAt[name] = Date.now();
-      }
-      await sleep(50);
-    }
+    const recoveredAt = await recovery(backAt);
     await sleep(500);
     await traffic.stop();
 
@@ -146,12 +155,29 @@ describe("the database goes away under load and comes back", () => {
 
     for (const name of Object.keys(calls)) {
       expect(recoveredAt[name], `${name} recovered`).toBeDefined();
-      expect(recoveredAt[name] - backAt, `${name} recovered within 5 s`).toBeLessThan(5000);
+      expect(recoveredAt[name], `${name} recovered within 5 s`).toBeLessThan(5000);
     }
     // And once recovered, nothing fails any more.
-    const lastRecovery = Math.max(...Object.values(recoveredAt));
+    const lastRecovery = backAt + Math.max(...Object.values(recoveredAt));
     const after = traffic.outcomes.filter((o) => o.started > lastRecovery);
     expect(after.length).toBeGreaterThan(5);
     expect(after.filter((o) => !o.ok)).toEqual([]);
+  });
+
+  it("a database that accepts connections but never answers: UNAVAILABLE within the connect timeout", async () => {
+    proxy.hang();
+    try {
+      for (const name of Object.keys(calls)) {
+        const o = await attempt(name);
+        expect(o.code, name).toMatch(/^(503 )?UNAVAILABLE$/);
+        // Connecting gives up after the connect timeout; waiting for a pooled connection after twice that.
+        expect(o.ended - o.started, name).toBeLessThan(2 * CONNECT_TIMEOUT_MS + 1000);
+      }
+    } finally {
+      await proxy.restore();
+    }
+    const backAt = Date.now();
+    const recoveredAt = await recovery(backAt);
+    for (const name of Object.keys(calls)) expect(recoveredAt[name], name).toBeLessThan(5000);
   });
 });
