@@ -17,9 +17,10 @@ import { authorizeCall } from "./interceptors/auth.js";
  *
  * 1. The API key is checked before the request body is read, so a caller
  *    without a valid key learns nothing about what it sent (401, never 400).
- * 2. A request Connect cannot decode (garbage bytes, bad framing, JSON with
- *    unknown fields, invalid UTF-8) answers INVALID_BODY, instead of the
- *    bare `internal` Connect gives a failed decode.
+ * 2. A request Connect cannot decode (garbage bytes, bad framing, invalid
+ *    UTF-8) answers INVALID_BODY, instead of the bare `internal` Connect gives
+ *    a failed decode; JSON with an unknown field answers INVALID_PARAMETER
+ *    naming it, as the REST gateway does.
  *
  * Either way the answer must be framed the way the caller's protocol frames
  * errors, and carry the Coffer code like every error of the core (ErrorInfo
@@ -111,7 +112,17 @@ function percentDecoded(s: string): string {
   }
 }
 
+/**
+ * The failure to answer for a request Connect could not read: INVALID_BODY,
+ * except an unknown JSON field, which is refused as the REST gateway refuses
+ * one (INVALID_PARAMETER naming the field).
+ */
 function undecodable(method: DescMethod, reason: string | undefined): CofferError {
+  const unknown = reason && /cannot decode message ([\w.]+) from JSON: key "([^"]*)" is unknown/.exec(reason);
+  if (unknown) {
+    const where = unknown[1] === method.input.typeName ? "" : ` (in ${unknown[1]})`;
+    return new CofferError("INVALID_PARAMETER", `unknown field ${unknown[2]}${where}`);
+  }
   const why = reason ? `: ${reason.slice(0, 300)}` : "";
   return new CofferError("INVALID_BODY", `The request could not be read as a ${method.input.typeName}${why}`);
 }

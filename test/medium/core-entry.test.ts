@@ -8,8 +8,8 @@ import { startStack, type Stack } from "../helpers/stack.js";
 
 // The core's entry points (reproducer G: garbage protobuf answered `internal`,
 // without any key). The key is checked before the body is read, and a body
-// Connect cannot decode is INVALID_BODY, framed the way each protocol frames
-// errors, with the Coffer code like every other error.
+// Connect cannot decode is INVALID_BODY (an unknown JSON field INVALID_PARAMETER),
+// framed the way each protocol frames errors, with the Coffer code like every other error.
 
 let s: Stack;
 const logLines: string[] = [];
@@ -85,7 +85,7 @@ describe("the key is checked before the body is read", () => {
   });
 });
 
-describe("an undecodable request → invalid_argument INVALID_BODY", () => {
+describe("an undecodable request → invalid_argument", () => {
   it("G: Connect binary garbage with a key", async () => {
     const message = expectConnectError(
       await post(LIST, connectBinary(s.readKey), GARBAGE),
@@ -96,9 +96,13 @@ describe("an undecodable request → invalid_argument INVALID_BODY", () => {
     expect(message).toMatch(/^The request could not be read as a coffer\.v1\.ListTransactionsRequest/);
   });
 
-  it("Connect JSON with an unknown field is refused, naming it", async () => {
+  it("Connect JSON with an unknown field → INVALID_PARAMETER naming it, as REST refuses one", async () => {
     const res = await post(LIST, connectJson(s.readKey), text('{"limt": 5}'));
-    expect(expectConnectError(res, 400, "invalid_argument", "INVALID_BODY")).toMatch(/"limt" is unknown/);
+    expect(expectConnectError(res, 400, "invalid_argument", "INVALID_PARAMETER")).toBe("unknown field limt");
+    const nested = await post(LIST, connectJson(s.readKey), text('{"filter": {"strat_date": "2026-01-01"}}'));
+    expect(expectConnectError(nested, 400, "invalid_argument", "INVALID_PARAMETER")).toBe(
+      "unknown field strat_date (in coffer.v1.TransactionFilter)",
+    );
   });
 
   it.each([
