@@ -28,6 +28,8 @@ export interface CofferEnv {
   coreTimeoutMs: number;
   /** `coffer start`: the first delay before restarting a child that died; it doubles per crash, up to 30 s. */
   restartBackoffMs: number;
+  /** How long one database statement of the core may run (ms); 0 means no limit. */
+  statementTimeoutMs: number;
   /** The key `coffer mcp --stdio` acts with. */
   apiKey: string | undefined;
   /** Host names the gateways answer to besides loopback names and COFFER_PUBLIC_URL's host (lower-case). */
@@ -123,6 +125,7 @@ export const DEFAULTS = {
   deviceCodeTtlSeconds: 600,
   coreTimeoutMs: 10_000,
   restartBackoffMs: 500,
+  statementTimeoutMs: 15_000,
 } as const;
 
 /** Reads and checks every COFFER_* variable (and DATABASE_URL); throws EnvError naming the first bad one. */
@@ -149,6 +152,7 @@ export function readEnv(env: Env = process.env): CofferEnv {
     ),
     coreTimeoutMs: integer(env, "COFFER_CORE_TIMEOUT_MS", DEFAULTS.coreTimeoutMs, 1, 3_600_000),
     restartBackoffMs: integer(env, "COFFER_RESTART_BACKOFF_MS", DEFAULTS.restartBackoffMs, 1, 30_000),
+    statementTimeoutMs: integer(env, "COFFER_STATEMENT_TIMEOUT_MS", DEFAULTS.statementTimeoutMs, 0, 3_600_000),
     apiKey: raw(env, "COFFER_API_KEY"),
     allowedHosts: hostList(env, "COFFER_ALLOWED_HOSTS"),
     mcpAllowedOrigins: originList(env, "COFFER_MCP_ALLOWED_ORIGINS"),

@@ -28,9 +28,19 @@ export const SHORT_ID = /^[0-9A-Za-z]{8}$/;
 /** A UUID, any case. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** True for YYYY-MM-DD naming a day that exists (not 2026-02-30). */
+/**
+ * The years a Coffer date may fall in. Bank data lives well inside them, and
+ * the bounds keep every date one PostgreSQL and JavaScript both read the same
+ * way (PostgreSQL has no year 0, for one).
+ */
+export const DATE_MIN_YEAR = 1900;
+export const DATE_MAX_YEAR = 2999;
+
+/** True for YYYY-MM-DD naming a day that exists (not 2026-02-30) in a year from 1900 to 2999. */
 export function isCalendarDate(s: string): boolean {
   if (!DATE.test(s)) return false;
+  const year = Number(s.slice(0, 4));
+  if (year < DATE_MIN_YEAR || year > DATE_MAX_YEAR) return false;
   const d = new Date(`${s}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 }

@@ -11,6 +11,8 @@ export interface CoreConfig {
   /** Where people reach the REST gateway; used to build the device-code verification URL. */
   publicUrl: string;
   logLevel: string;
+  /** statement_timeout of every database connection the core serves with (ms; 0: none). */
+  statementTimeoutMs: number;
 }
 
 export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreConfig {
@@ -26,5 +28,6 @@ export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreCon
     deviceCodeTtlSeconds: e.deviceCodeTtlSeconds,
     publicUrl: e.publicUrl,
     logLevel: e.logLevel,
+    statementTimeoutMs: e.statementTimeoutMs,
   };
 }

@@ -22,6 +22,17 @@ export const kPrincipal = createContextKey<Principal | undefined>(undefined, { d
 export const kEm = createContextKey<Em | undefined>(undefined, { description: "per-request entity manager" });
 export const kLog = createContextKey<FastifyBaseLogger | undefined>(undefined, { description: "request logger" });
 
+/**
+ * What the entry guard (services/entry.ts) knows of a call: whether Connect
+ * got as far as the interceptors (it decoded the request), and a failure the
+ * guard found before that, which the error interceptor raises in its place.
+ */
+export interface EntryState {
+  reached: boolean;
+  failure?: unknown;
+}
+export const kEntry = createContextKey<EntryState | undefined>(undefined, { description: "entry guard state" });
+
 export function requirePrincipal(ctx: HandlerContext): Principal {
   const p = ctx.values.get(kPrincipal);
   if (!p) throw new CofferError("MISSING_CREDENTIALS", "An API key is required in the X-API-Key header");

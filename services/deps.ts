@@ -1,5 +1,6 @@
 import type { CoreConfig } from "./config.js";
 import type { Orm } from "./db/orm.js";
+import type { CursorKeyring } from "./pagination/cursor-keys.js";
 
 /** Long-lived dependencies every area's routes receive. */
 export interface CoreDeps {
@@ -7,4 +8,6 @@ export interface CoreDeps {
   config: CoreConfig;
   /** Fully-qualified names of the services the core serves (for the health service). */
   serviceNames: Set<string>;
+  /** The keys cursors are signed with, cached for this process. */
+  cursorKeys: CursorKeyring;
 }

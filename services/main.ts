@@ -1,12 +1,23 @@
 import { coreConfigFromEnv } from "./config.js";
 import { closeOrm, migrate, openOrm } from "./db/orm.js";
+import { rotateCursorKey } from "./pagination/cursor-keys.js";
 import { buildCoreServer } from "./server.js";
 
-/** The core process: migrate, then serve Connect + gRPC + gRPC-Web on h2c. */
+/** The core process: migrate, rotate the cursor key if due, then serve Connect + gRPC + gRPC-Web on h2c. */
 export async function runCore(env: NodeJS.ProcessEnv = process.env) {
   const config = coreConfigFromEnv(env);
-  const orm = await openOrm(config.databaseUrl);
-  await migrate(orm);
+  // Migrations run on their own short-lived ORM: they may take minutes (a column on a large
+  // table), so they must not inherit the statement timeout the serving connections have.
+  const migrator = await openOrm(config.databaseUrl, 2);
+  try {
+    await migrate(migrator);
+  } finally {
+    await closeOrm(migrator);
+  }
+  const orm = await openOrm(config.databaseUrl, undefined, { statementTimeoutMs: config.statementTimeoutMs });
+  // The periodic task rotates the cursor key hourly; a core restarted more often than that
+  // would never get to it, so every start checks once too.
+  await rotateCursorKey(orm.em.fork());
   const app = await buildCoreServer(orm, config);
   await app.listen({ port: config.port, host: config.host });
   let closing = false;

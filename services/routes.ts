@@ -16,7 +16,7 @@ export function routes(deps: CoreDeps) {
     systemRoutes(router, deps);
     authRoutes(router, deps);
     userRoutes(router);
-    transactionRoutes(router);
+    transactionRoutes(router, deps);
     accountRoutes(router);
     categoryRoutes(router);
     tagRoutes(router);

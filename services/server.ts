@@ -2,7 +2,8 @@ import { createConnectRouter, createContextValues } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import { fastify } from "fastify";
 import type { CoreConfig } from "./config.js";
-import { kEm, kLog } from "./context.js";
+import { kEm, kEntry, kLog } from "./context.js";
+import { guardEntries } from "./entry.js";
 import type { Orm } from "./db/orm.js";
 import type { CoreDeps } from "./deps.js";
 import { authInterceptor } from "./interceptors/auth.js";
@@ -10,7 +11,14 @@ import { errorInterceptor } from "./interceptors/errors.js";
 import { purgeVersionsTask } from "./ledger/transactions/versions.js";
 import { startPeriodicTasks, type PeriodicTask, type RunningTasks } from "./periodic.js";
 import { routes } from "./routes.js";
+import { CursorKeyring, rotateCursorKeyTask } from "./pagination/cursor-keys.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
+
+/**
+ * Connect's JSON options. The decoder is a documented option of Connect's JSON
+ * serialization that its handler options type does not list, hence a variable.
+ */
+const JSON_OPTIONS = { ignoreUnknownFields: false, textDecoder: new TextDecoder("utf-8", { fatal: true }) };
 
 /**
  * Builds the core server (h2c: Connect, gRPC and gRPC-Web) without listening.
@@ -19,9 +27,14 @@ import { loggerOptions, requestLogController } from "../common/logging.js";
 export async function buildCoreServer(
   orm: Orm,
   config: CoreConfig,
-  opts: { logger?: boolean; periodicTasks?: PeriodicTask[] } = {},
+  opts: {
+    logger?: boolean;
+    /** Where log lines go instead of stdout (tests read them). */
+    logStream?: { write(line: string): void };
+    periodicTasks?: PeriodicTask[];
+  } = {},
 ) {
-  const deps: CoreDeps = { orm, config, serviceNames: new Set() };
+  const deps: CoreDeps = { orm, config, serviceNames: new Set(), cursorKeys: new CursorKeyring() };
   const probe = createConnectRouter();
   routes(deps)(probe);
   for (const h of probe.handlers) deps.serviceNames.add(h.service.typeName);
@@ -30,19 +43,31 @@ export async function buildCoreServer(
     http2: true,
     // Node 20: without this, close() waits for clients to drop their h2 sessions.
     forceCloseConnections: true,
-    logger: opts.logger === false ? false : (loggerOptions("core", config.logLevel) as object),
+    logger:
+      opts.logger === false
+        ? false
+        : { ...(loggerOptions("core", config.logLevel) as object), ...(opts.logStream && { stream: opts.logStream }) },
     logController: requestLogController(),
     requestIdHeader: "x-request-id",
   });
   await app.register(fastifyConnectPlugin, {
-    routes: routes(deps),
+    routes: (router) => {
+      routes(deps)(router);
+      guardEntries(router.handlers);
+    },
     interceptors: [errorInterceptor, authInterceptor],
-    contextValues: (req) => createContextValues().set(kEm, orm.em.fork()).set(kLog, req.log),
+    // Unknown JSON fields are refused (as the REST gateway refuses them), and so is invalid UTF-8.
+    jsonOptions: JSON_OPTIONS,
+    contextValues: (req) =>
+      createContextValues().set(kEm, orm.em.fork()).set(kLog, req.log).set(kEntry, { reached: false }),
     // In-flight calls get this long to finish when the core shuts down.
     shutdownTimeoutMs: 10_000,
   });
 
-  const tasks = opts.periodicTasks ?? [purgeVersionsTask(() => orm.em.fork())];
+  const tasks = opts.periodicTasks ?? [
+    purgeVersionsTask(() => orm.em.fork()),
+    rotateCursorKeyTask(() => orm.em.fork()),
+  ];
   let running: RunningTasks | null = null;
   app.addHook("onListen", async () => {
     running = startPeriodicTasks(tasks, app.log);

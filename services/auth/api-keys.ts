@@ -14,6 +14,7 @@ import { resolveUser } from "../users/users.js";
 import { displayPrefix, generateApiKey, hashSecret, looksLikeApiKey } from "./key-hash.js";
 import { findByIdOrShortId } from "../ids/find.js";
 import { iso, query } from "../db/sql.js";
+import { parseText } from "../shared/validate.js";
 
 interface KeyRow {
   id: string;
@@ -73,12 +74,7 @@ function parseActorType(raw: string | undefined): ActorType {
   return value as ActorType;
 }
 
-export function parseKeyName(raw: string | undefined): string {
-  const name = (raw ?? "").trim();
-  if (!name) throw validation("name is required");
-  if (name.length > 200) throw validation("name must be at most 200 characters");
-  return name;
-}
+export const parseKeyName = (raw: string | undefined) => parseText(raw, "name", { max: 200 });
 
 export interface NewKeyInput {
   name: string;

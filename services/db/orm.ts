@@ -8,13 +8,37 @@ import { migrationsList } from "./migrations/index.js";
 export type Orm = MikroORM;
 export type Em = EntityManager;
 
-export function ormConfig(databaseUrl: string, poolMax = 10) {
+export interface OrmOptions {
+  poolMax?: number;
+  /**
+   * statement_timeout of every connection (ms; unset or 0: none). It is sent
+   * when a connection opens, so it holds for each statement of the session.
+   */
+  statementTimeoutMs?: number;
+  /** How long opening a connection may take (ms) before the call fails as UNAVAILABLE. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * A database host that accepts connections but never answers (a network
+ * partition, a frozen server) must fail a call, not hold it: connecting gives
+ * up after this long, and waiting for a pooled connection after twice as long.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+export function ormConfig(databaseUrl: string, opts: OrmOptions = {}) {
+  const connectTimeoutMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  const connection = {
+    connectionTimeoutMillis: connectTimeoutMs,
+    ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
+  };
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
     migrations: { migrationsList, snapshot: false, transactional: true, allOrNothing: true, silent: true },
-    pool: { min: 0, max: poolMax },
+    pool: { min: 0, max: opts.poolMax ?? 10 },
+    driverOptions: { connection, acquireConnectionTimeout: 2 * connectTimeoutMs },
     // Timestamps are timestamptz; keep the driver in UTC regardless of the host.
     timezone: "+00:00",
     forceUtcTimezone: true,
@@ -23,8 +47,8 @@ export function ormConfig(databaseUrl: string, poolMax = 10) {
   });
 }
 
-export async function openOrm(databaseUrl: string, poolMax?: number): Promise<Orm> {
-  return MikroORM.init(ormConfig(databaseUrl, poolMax));
+export async function openOrm(databaseUrl: string, poolMax?: number, opts: OrmOptions = {}): Promise<Orm> {
+  return MikroORM.init(ormConfig(databaseUrl, { ...opts, poolMax }));
 }
 
 /** Closes the ORM and the pool its prepared statements run on. */

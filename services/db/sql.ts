@@ -21,8 +21,9 @@ export async function query<T = Record<string, unknown>>(
 /**
  * Named prepared statements run on a small pg pool of their own beside the
  * ORM's, since knex has no public way to name a statement. One pool per ORM
- * connection, made on first use; closeOrm ends it (idle clients also end by
- * themselves, so a forgotten pool never keeps a process alive).
+ * connection, made on first use, with the ORM's connection settings (size,
+ * statement and connect timeouts); closeOrm ends it (idle clients also end by themselves,
+ * so a forgotten pool never keeps a process alive).
  */
 const preparedPools = new WeakMap<object, pg.Pool>();
 
@@ -30,9 +31,13 @@ function preparedPool(em: Em): pg.Pool {
   const owner = em.getConnection();
   let pool = preparedPools.get(owner);
   if (!pool) {
+    const connection = em.config.get("driverOptions")?.connection as
+      { statement_timeout?: number; connectionTimeoutMillis?: number } | undefined;
     pool = new pg.Pool({
       connectionString: em.config.get("clientUrl"),
       max: em.config.get("pool")?.max ?? 10,
+      statement_timeout: connection?.statement_timeout,
+      connectionTimeoutMillis: connection?.connectionTimeoutMillis,
       idleTimeoutMillis: 30_000,
       allowExitOnIdle: true,
     });

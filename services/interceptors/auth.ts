@@ -3,7 +3,8 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import { Scope, required_scope } from "../../gen/coffer/v1/options_pb.js";
 import { authenticateKey } from "../auth/api-keys.js";
-import { kEm, kPrincipal } from "../context.js";
+import { kPrincipal, type Principal } from "../context.js";
+import type { Em } from "../db/orm.js";
 import { CofferError } from "../errors/coffer-error.js";
 
 /** The standard gRPC health service is public by definition; it cannot carry our option. */
@@ -17,18 +18,33 @@ export function requiredScopeOf(method: DescMethod): Scope {
 }
 
 /**
- * Resolves the X-API-Key once per RPC, enforces the scope the proto declares
- * for the method, and puts the principal into the context values.
+ * The one authorization of a call: resolves the presented X-API-Key and
+ * enforces the scope the proto declares for the method. Undefined for a
+ * public method (no key needed, none looked at). The core's entry guard
+ * (services/entry.ts) runs it before the request body is read.
+ */
+export async function authorizeCall(
+  em: Em,
+  method: DescMethod,
+  presentedKey: string | null,
+): Promise<Principal | undefined> {
+  const required = requiredScopeOf(method);
+  if (required === Scope.PUBLIC) return undefined;
+  const principal = await authenticateKey(em, presentedKey);
+  if (required === Scope.FULL_ACCESS && principal.scope !== "full_access") {
+    throw new CofferError("INSUFFICIENT_SCOPE", `${method.name} needs a full_access key; this key is read_only`);
+  }
+  return principal;
+}
+
+/**
+ * Fails closed: a method that needs a key runs only with the principal the
+ * entry guard put into the context values. Reaching it without one means the
+ * guard was left out of the server, which is a bug, never a free pass.
  */
 export const authInterceptor: Interceptor = (next) => async (req) => {
-  const required = requiredScopeOf(req.method);
-  if (required === Scope.PUBLIC) return next(req);
-  const em = req.contextValues.get(kEm);
-  if (!em) throw new Error("no entity manager in the request context");
-  const principal = await authenticateKey(em, req.header.get("x-api-key"));
-  if (required === Scope.FULL_ACCESS && principal.scope !== "full_access") {
-    throw new CofferError("INSUFFICIENT_SCOPE", `${req.method.name} needs a full_access key; this key is read_only`);
+  if (requiredScopeOf(req.method) !== Scope.PUBLIC && !req.contextValues.get(kPrincipal)) {
+    throw new Error(`${req.method.name} reached without an authorized principal; is the entry guard installed?`);
   }
-  req.contextValues.set(kPrincipal, principal);
   return next(req);
 };

@@ -1,4 +1,4 @@
-import { CofferError } from "../errors/coffer-error.js";
+import { parseInteger } from "../shared/validate.js";
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
@@ -12,8 +12,5 @@ export function parseLimit(raw: number | undefined, opts: { default?: number; ma
   const def = opts.default ?? DEFAULT_LIMIT;
   const max = opts.max ?? MAX_LIMIT;
   if (raw === undefined || raw === 0) return def;
-  if (!Number.isInteger(raw) || raw < 1 || raw > max) {
-    throw new CofferError("INVALID_PARAMETER", `limit must be between 1 and ${max}`);
-  }
-  return raw;
+  return parseInteger(raw, "limit", { min: 1, max });
 }

@@ -82,7 +82,7 @@ function parseTags(raw: readonly string[]): string[] {
 /** The fields of a new report checked in order and in their normal form (transactions are resolved in the write). */
 function parseNewReport(req: NewReport) {
   const title = parseText(req.title, "title", { max: MAX_TITLE_CHARS });
-  const body = parseText(req.body, "body", { max: MAX_BODY_CHARS, multiline: true });
+  const body = parseText(req.body, "body", { max: MAX_BODY_CHARS, markdown: true });
   const priority = req.priority ? parsePriority(req.priority) : ("info" as const);
   const tags = parseTags(req.tags ?? []);
   const author = req.author == null ? "" : parseText(req.author, "author", { min: 0, max: MAX_AUTHOR_CHARS });

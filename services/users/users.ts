@@ -5,6 +5,7 @@ import type { Em } from "../db/orm.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { findByIdOrShortId } from "../ids/find.js";
 import { withShortId } from "../ids/insert.js";
+import { parseText } from "../shared/validate.js";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -14,18 +15,13 @@ export async function resolveUser(em: Em, raw: string): Promise<User> {
   return user;
 }
 
-function parseName(raw: string | undefined): string {
-  const name = (raw ?? "").trim();
-  if (!name) throw validation("name is required");
-  if (name.length > 200) throw validation("name must be at most 200 characters");
-  return name;
-}
+const parseName = (raw: string | undefined) => parseText(raw, "name", { max: 200 });
 
 /** "" means no email; otherwise it must look like one. */
 function parseEmail(raw: string | undefined): string | null {
-  const email = (raw ?? "").trim();
+  const email = parseText(raw, "email", { min: 0, max: 320 });
   if (!email) return null;
-  if (!EMAIL.test(email) || email.length > 320) throw validation("email is not a valid email address");
+  if (!EMAIL.test(email)) throw validation("email is not a valid email address");
   return email;
 }
 

@@ -26,12 +26,17 @@ export interface Stack {
 /**
  * A real core listening on h2c (random port) over this file's own database,
  * with the REST and MCP gateways built in process and talking to it over HTTP/2.
+ * `coreLog` receives the core's log lines (give `logLevel` too: the default is silent).
  */
-export async function startStack(overrides: Partial<CoreConfig> = {}): Promise<Stack> {
+export async function startStack(
+  overrides: Partial<CoreConfig> = {},
+  opts: { coreLog?: { write(line: string): void } } = {},
+): Promise<Stack> {
   const databaseUrl = await createTestDatabase();
-  const orm = await openOrm(databaseUrl, 5);
   const config: CoreConfig = { ...coreConfigFromEnv({ DATABASE_URL: databaseUrl }), logLevel: "silent", ...overrides };
-  const coreApp = await buildCoreServer(orm, config, { logger: false });
+  // The core's pools, as in production: with the configured statement timeout.
+  const orm = await openOrm(databaseUrl, 5, { statementTimeoutMs: config.statementTimeoutMs });
+  const coreApp = await buildCoreServer(orm, config, opts.coreLog ? { logStream: opts.coreLog } : { logger: false });
   await coreApp.listen({ port: 0, host: "127.0.0.1" });
   const coreUrl = `http://127.0.0.1:${(coreApp.server.address() as AddressInfo).port}`;
   const core = coreClients(coreTransport(coreUrl));

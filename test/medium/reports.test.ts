@@ -142,14 +142,14 @@ describe("creating a report", () => {
   });
 
   it.each([
-    ["an empty title", { title: "" }, "title must not be empty"],
-    ["a blank title", { title: "   " }, "title must not be empty"],
-    ["a title of 201 characters", { title: "x".repeat(201) }, "title may be at most 200 characters (got 201)"],
+    ["an empty title", { title: "" }, "title is required"],
+    ["a blank title", { title: "   " }, "title is required"],
+    ["a title of 201 characters", { title: "x".repeat(201) }, "title must be at most 200 characters (got 201)"],
     ["a title on two lines", { title: "a\nb" }, "title must not contain control characters"],
     ["a NUL in the title", { title: "a\u0000b" }, "title must not contain control characters"],
-    ["an empty body", { body: "" }, "body must not be empty"],
-    ["a blank body", { body: " \n\n " }, "body must not be empty"],
-    ["a body of 50,001 characters", { body: "y".repeat(50_001) }, "body may be at most 50000 characters (got 50001)"],
+    ["an empty body", { body: "" }, "body is required"],
+    ["a blank body", { body: " \n\n " }, "body is required"],
+    ["a body of 50,001 characters", { body: "y".repeat(50_001) }, "body must be at most 50000 characters (got 50001)"],
     ["a NUL in the body", { body: "ok\u0000" }, "body must not contain control characters"],
     ["an escape in the body", { body: "\u001b[31mred" }, "body must not contain control characters"],
     ["an unknown priority", { priority: "urgent" }, "priority must be one of info, warning, critical"],
@@ -157,7 +157,7 @@ describe("creating a report", () => {
     ["11 tags", { tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, "tags may list at most 10 slugs (got 11)"],
     ["a bad tag slug", { tags: ["ok", "not a slug"] }, "tags[1] must be 1 to 64 characters of a-z, 0-9 and _"],
     ["an author on two lines", { author: "a\r\nb" }, "author must not contain control characters"],
-    ["an author of 101 characters", { author: "z".repeat(101) }, "author may be at most 100 characters (got 101)"],
+    ["an author of 101 characters", { author: "z".repeat(101) }, "author must be at most 100 characters (got 101)"],
     [
       "101 transaction ids",
       { transactionIds: Array.from({ length: 101 }, () => "AAAAAAAA") },

@@ -7,11 +7,13 @@ import type { ErrorCode } from "../../common/errors.js";
 import { newShortId } from "../../services/ids/short-id.js";
 import { countTransactions } from "../../services/ledger/transactions/count.js";
 import { listTransactions } from "../../services/ledger/transactions/list.js";
+import { CursorKeyring } from "../../services/pagination/cursor-keys.js";
 import { createTestDatabase } from "../helpers/db.js";
 import { categoryId, newAccount, newTransactions, newUser } from "../helpers/ledger.js";
 
 let orm: Orm;
 const em = (): Em => orm.em.fork();
+const cursorKeys = new CursorKeyring();
 let ann: { id: string; shortId: string };
 let bob: { id: string; shortId: string };
 let checking: { id: string; shortId: string };
@@ -139,7 +141,7 @@ async function names(
   filter: Filter,
   extra: { sortBy?: string; sortOrder?: string; limit?: number } = {},
 ): Promise<string[]> {
-  const page = await listTransactions(em(), request(filter, extra));
+  const page = await listTransactions(em(), request(filter, extra), cursorKeys);
   if (!extra.limit)
     expect(Number(await countTransactions(em(), request(filter).filter))).toBe(page.transactions.length);
   return page.transactions.map((t) => t.providerName);
@@ -323,12 +325,12 @@ describe("transaction filters", () => {
 
 describe("transaction sorts", () => {
   it("date desc is the default, ties broken by id in the same direction; asc reverses both", async () => {
-    const page = await listTransactions(em(), request({}));
+    const page = await listTransactions(em(), request({}), cursorKeys);
     const keys = page.transactions.map((t) => `${t.date} ${t.id}`);
     expect(keys).toEqual([...keys].sort().reverse());
     const tie = page.transactions.filter((t) => t.date === "2026-02-03");
     expect(tie).toHaveLength(2);
-    const asc = await listTransactions(em(), request({}, { sortOrder: "asc" }));
+    const asc = await listTransactions(em(), request({}, { sortOrder: "asc" }), cursorKeys);
     expect(asc.transactions.map((t) => t.id)).toEqual(page.transactions.map((t) => t.id).reverse());
   });
 
@@ -345,13 +347,13 @@ describe("transaction sorts", () => {
       "ACME PAYROLL",
     ]);
     expect((await names({}, { sortBy: "amount", sortOrder: "asc" }))[0]).toBe("ACME PAYROLL");
-    const top = await listTransactions(em(), request({}, { sortBy: "amount", limit: 3 }));
+    const top = await listTransactions(em(), request({}, { sortBy: "amount", limit: 3 }), cursorKeys);
     expect(top.transactions.map((t) => t.amount)).toEqual(["85.10", "40.00", "12.30"]);
     expect({ next: top.nextCursor, more: top.hasMore }).toEqual({ next: "", more: false });
   });
 
   it("name: the name shown (merchant, else raw name), case-insensitive, A to Z by default", async () => {
-    const page = await listTransactions(em(), request({}, { sortBy: "name" }));
+    const page = await listTransactions(em(), request({}, { sortBy: "name" }), cursorKeys);
     expect(page.transactions.map((t) => t.name)).toEqual([
       "100% Pure_Juice",
       "Acme Corp",
@@ -373,9 +375,9 @@ describe("transaction sorts", () => {
       "100% Pure_Juice",
       "Netflix.com",
     ]);
-    expect((await listTransactions(em(), request({}, { sortBy: "name", limit: 500 }))).transactions).toHaveLength(
-      ALL.length,
-    );
+    expect(
+      (await listTransactions(em(), request({}, { sortBy: "name", limit: 500 }), cursorKeys)).transactions,
+    ).toHaveLength(ALL.length);
   });
 
   it("rejects unknown sort_by and sort_order with INVALID_PARAMETER", async () => {

@@ -7,6 +7,7 @@ import { CofferError } from "../../services/errors/coffer-error.js";
 import type { ErrorCode } from "../../common/errors.js";
 import { newShortId } from "../../services/ids/short-id.js";
 import { encodeCursor } from "../../services/pagination/cursor.js";
+import { CursorKeyring } from "../../services/pagination/cursor-keys.js";
 import { listTransactions, type ListResult } from "../../services/ledger/transactions/list.js";
 import { purgeTransactionVersions } from "../../services/ledger/transactions/versions.js";
 import { createTestDatabase } from "../helpers/db.js";
@@ -15,6 +16,7 @@ import { newAccount, newTransactions, newUser } from "../helpers/ledger.js";
 let orm: Orm;
 let url: string;
 const em = (): Em => orm.em.fork();
+const cursorKeys = new CursorKeyring();
 let user: { id: string; shortId: string };
 
 beforeAll(async () => {
@@ -45,13 +47,17 @@ async function accountWith(n: number, opts: { days?: number; pendingEvery?: numb
 
 type Req = Partial<Omit<ListTransactionsRequest, "filter">> & { filter?: Partial<TransactionFilter> };
 const list = (r: Req): Promise<ListResult> =>
-  listTransactions(em(), {
-    limit: r.limit ?? 0,
-    cursor: r.cursor ?? "",
-    sortBy: r.sortBy ?? "",
-    sortOrder: r.sortOrder ?? "",
-    filter: { tags: [], anyTag: [], ...r.filter },
-  });
+  listTransactions(
+    em(),
+    {
+      limit: r.limit ?? 0,
+      cursor: r.cursor ?? "",
+      sortBy: r.sortBy ?? "",
+      sortOrder: r.sortOrder ?? "",
+      filter: { tags: [], anyTag: [], ...r.filter },
+    },
+    cursorKeys,
+  );
 
 /** Reads every page; `between` runs after each page (a concurrent change, say). */
 async function readAll(r: Req, between?: (pageNo: number) => Promise<void>): Promise<ListResult[]> {
@@ -172,7 +178,9 @@ describe("cursor pagination: the page contract", () => {
       w: string;
       t: number;
     };
-    const forged = (patch: Partial<typeof payload>) => encodeCursor({ ...payload, ...patch });
+    // Signed with the real key: authentic, but positions Coffer never issues.
+    const key = await cursorKeys.signingKey(em());
+    const forged = (patch: Partial<typeof payload>) => encodeCursor({ ...payload, ...patch }, key);
     const bad = [
       "garbage",
       "!!!",
@@ -186,6 +194,10 @@ describe("cursor pagination: the page contract", () => {
       forged({ w: "5:3:" }),
       forged({ w: "1:9:4,2" }),
       forged({ w: "drop table" }),
+      forged({ w: "0:0:" }),
+      forged({ w: "0:5:" }),
+      forged({ d: "0000-01-01" }),
+      forged({ d: "3000-01-01" }),
       forged({ t: payload.t - 25 * 3600 }),
     ];
     for (const cursor of bad)

@@ -12,6 +12,7 @@ describe("coreConfigFromEnv", () => {
       deviceCodeTtlSeconds: 600,
       publicUrl: "http://localhost:8080",
       logLevel: "info",
+      statementTimeoutMs: 15000,
     });
   });
 
@@ -23,6 +24,8 @@ describe("coreConfigFromEnv", () => {
     [{ COFFER_PUBLIC_URL: "https://coffer.example/" }, { publicUrl: "https://coffer.example" }],
     [{ COFFER_HOST: "0.0.0.0" }, { host: "0.0.0.0" }],
     [{ COFFER_LOG_LEVEL: "warn" }, { logLevel: "warn" }],
+    [{ COFFER_STATEMENT_TIMEOUT_MS: "250" }, { statementTimeoutMs: 250 }],
+    [{ COFFER_STATEMENT_TIMEOUT_MS: "0" }, { statementTimeoutMs: 0 }],
   ])("%o → %o", (env, expected) => {
     expect(coreConfigFromEnv({ ...base, ...env })).toMatchObject(expected);
   });

@@ -19,6 +19,7 @@ describe("readEnv: the one reader of Coffer's environment", () => {
       restartBackoffMs: 500,
       allowedHosts: [],
       mcpAllowedOrigins: [],
+      statementTimeoutMs: 15000,
       apiKey: undefined,
     });
   });
@@ -71,6 +72,9 @@ describe("readEnv: the one reader of Coffer's environment", () => {
     ["COFFER_ALLOWED_HOSTS", "coffer.example/api"],
     ["COFFER_MCP_ALLOWED_ORIGINS", "https://agent.example/path"],
     ["COFFER_MCP_ALLOWED_ORIGINS", "agent.example"],
+    ["COFFER_STATEMENT_TIMEOUT_MS", "-1"],
+    ["COFFER_STATEMENT_TIMEOUT_MS", "1.5"],
+    ["COFFER_STATEMENT_TIMEOUT_MS", "3600001"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => readEnv({ [name]: value })).toThrow(new RegExp(`^${name} `));
   });

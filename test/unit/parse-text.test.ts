@@ -23,8 +23,9 @@ describe("parseText", () => {
     ["😀😀", { max: 2 }, "😀😀"], // characters, not UTF-16 units
     ["line 1\r\nline 2\r\n", { multiline: true }, "line 1\nline 2"],
     ["a\rb", { multiline: true }, "a\rb"],
-    ["\n  \n    indented code\nnext\n\n  ", { multiline: true }, "    indented code\nnext"],
-    ["# Title\n\n\t- item", { multiline: true }, "# Title\n\n\t- item"],
+    ["\n  \n    indented code\nnext\n\n  ", { markdown: true }, "    indented code\nnext"],
+    ["  indented\n", { multiline: true }, "indented"],
+    ["# Title\n\n\t- item", { markdown: true }, "# Title\n\n\t- item"],
   ])("%j with %o → %j", (raw, opts, expected) => {
     expect(parseText(raw, "f", opts)).toBe(expected);
   });
@@ -47,11 +48,11 @@ describe("parseText", () => {
   });
 
   it.each([
-    ["", {}, "body must not be empty"],
-    [" \n\t ", { multiline: true }, "body must not be empty"],
+    ["", {}, "body is required"],
+    [" \n\t ", { multiline: true }, "body is required"],
     ["ab", { min: 3 }, "body must be at least 3 characters"],
-    ["abcd", { max: 3 }, "body may be at most 3 characters (got 4)"],
-    ["😀😀😀😀", { max: 3 }, "body may be at most 3 characters (got 4)"],
+    ["abcd", { max: 3 }, "body must be at most 3 characters (got 4)"],
+    ["😀😀😀😀", { max: 3 }, "body must be at most 3 characters (got 4)"],
   ])("%j with %o → %s", (raw, opts, message) => {
     expect(failure(() => parseText(raw, "body", opts))).toEqual({ code: "VALIDATION_ERROR", message });
   });

@@ -4,7 +4,7 @@ import type { Em } from "../../db/orm.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";
-import { parseCurrency } from "../../shared/validate.js";
+import { parseCurrency, parseText } from "../../shared/validate.js";
 import { resolveUser } from "../../users/users.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation } from "../annotations.js";
@@ -22,19 +22,11 @@ export async function resolveAccount(em: Em, raw: string): Promise<Account> {
   return found;
 }
 
-function parseName(raw: string | undefined, field = "name"): string {
-  const name = (raw ?? "").trim();
-  if (!name) throw validation(`${field} is required`);
-  if (name.length > 200) throw validation(`${field} must be at most 200 characters`);
-  return name;
-}
+const parseName = (raw: string | undefined) => parseText(raw, "name", { max: 200 });
 
-/** Optional free text: trimmed, "" means none. */
-function optionalText(raw: string | undefined, field: string, max: number): string | null {
-  const text = (raw ?? "").trim();
-  if (text.length > max) throw validation(`${field} must be at most ${max} characters`);
-  return text || null;
-}
+/** Optional one-line text: "" means none. */
+const optionalText = (raw: string | undefined, field: string, max: number): string | null =>
+  parseText(raw, field, { min: 0, max }) || null;
 
 function parseType(raw: string): string {
   const type = raw.trim().toLowerCase();

@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { SLUG_MAX } from "../../../common/validation.js";
 import { validation } from "../../errors/coffer-error.js";
-import { parseSlug } from "../../shared/validate.js";
+import { parseSlug, parseText } from "../../shared/validate.js";
 
 /**
  * A slug from a display name: accents dropped, lowercase, every run of
@@ -27,12 +27,7 @@ export function slugOrDerived(raw: string | undefined, displayName: string): str
   return derived;
 }
 
-export function parseDisplayName(raw: string | undefined, max = 100): string {
-  const name = (raw ?? "").trim();
-  if (!name) throw validation("display_name is required");
-  if (name.length > max) throw validation(`display_name must be at most ${max} characters`);
-  return name;
-}
+export const parseDisplayName = (raw: string | undefined, max = 100) => parseText(raw, "display_name", { max });
 
 /** True for a unique violation on a slug column (a concurrent insert won the race). */
 export function isSlugTaken(e: unknown): boolean {

@@ -8,6 +8,7 @@ import { parseId } from "../../ids/resolve-id.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations } from "../annotations.js";
 import { checkBatchSize, resolveTransactionIds } from "../transactions/batch-ids.js";
+import { parseText, searchTerm } from "../../shared/validate.js";
 
 export const COUNTERPARTY_TYPES = ["merchant", "person", "organization", "other"] as const;
 /** Most transactions one assign or unassign call may name. */
@@ -15,12 +16,7 @@ export const COUNTERPARTY_TYPES = ["merchant", "person", "organization", "other"
 const nameTaken = (name: string) => new CofferError("CONFLICT", `A counterparty named "${name}" already exists`);
 const isNameTaken = (e: unknown) => e instanceof UniqueConstraintViolationException && /name/.test(e.message);
 
-function parseName(raw: string | undefined): string {
-  const name = (raw ?? "").trim();
-  if (!name) throw validation("name is required");
-  if (name.length > 200) throw validation("name must be at most 200 characters");
-  return name;
-}
+const parseName = (raw: string | undefined) => parseText(raw, "name", { max: 200 });
 
 function parseType(raw: string): string {
   const type = raw.trim().toLowerCase();
@@ -30,11 +26,8 @@ function parseType(raw: string): string {
 }
 
 /** "" clears the notes. */
-function parseNotes(raw: string): string | null {
-  const notes = raw.trim();
-  if (notes.length > 2000) throw validation("notes must be at most 2000 characters");
-  return notes || null;
-}
+const parseNotes = (raw: string): string | null =>
+  parseText(raw, "notes", { min: 0, max: 2000, multiline: true }) || null;
 
 export async function resolveCounterparty(em: Em, raw: string): Promise<Counterparty> {
   const lookup = parseId(raw);
@@ -48,9 +41,18 @@ export async function loadCounterparty(em: Em, id: string): Promise<Counterparty
   return em.findOneOrFail(CounterpartyEntity, { id }, { refresh: true });
 }
 
-/** Every counterparty by name, or those whose name contains `search` (case-insensitive, taken literally). */
+/** The longest search a counterparty list takes. */
+const MAX_SEARCH_LENGTH = 500;
+
+/**
+ * Every counterparty by name, or those whose name contains `search`
+ * (case-insensitive, taken literally; control characters count as spaces).
+ */
 export async function listCounterparties(em: Em, search?: string): Promise<Counterparty[]> {
-  const term = search?.trim();
+  if (search !== undefined && search.length > MAX_SEARCH_LENGTH) {
+    throw new CofferError("INVALID_PARAMETER", `search must be at most ${MAX_SEARCH_LENGTH} characters`);
+  }
+  const term = search === undefined ? "" : searchTerm(search);
   const where = term ? { name: { $ilike: `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } } : {};
   return em.find(CounterpartyEntity, where, { orderBy: { name: "asc", id: "asc" }, refresh: true });
 }

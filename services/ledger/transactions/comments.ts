@@ -1,7 +1,8 @@
 import { CommentEntity, type Comment } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
-import { notFound, validation } from "../../errors/coffer-error.js";
+import { notFound } from "../../errors/coffer-error.js";
+import { parseText } from "../../shared/validate.js";
 import { parseId } from "../../ids/resolve-id.js";
 import { newShortId } from "../../ids/short-id.js";
 import type { Actor } from "../actor.js";
@@ -16,13 +17,8 @@ import { resolveTransactionId } from "./view.js";
 
 export const MAX_COMMENT_CHARS = 10_000;
 
-export function parseCommentBody(raw: string | undefined): string {
-  const body = (raw ?? "").trim();
-  if (!body) throw validation("body must not be empty");
-  const chars = [...body].length;
-  if (chars > MAX_COMMENT_CHARS) throw validation(`body may be at most ${MAX_COMMENT_CHARS} characters (got ${chars})`);
-  return body;
-}
+export const parseCommentBody = (raw: string | undefined): string =>
+  parseText(raw, "body", { max: MAX_COMMENT_CHARS, multiline: true });
 
 /** A comment with the short id of its transaction (what the API shows as transaction_id). */
 export type CommentView = Comment & { transactionShortId: string };

@@ -2,7 +2,7 @@ import type { Em } from "../../db/orm.js";
 import { pgArray, query } from "../../db/sql.js";
 import { CofferError, notFound } from "../../errors/coffer-error.js";
 import { parseId } from "../../ids/resolve-id.js";
-import { amountCents, canonicalAmount, isSlug, parseDate } from "../../shared/validate.js";
+import { amountCents, canonicalAmount, isSlug, parseDate, searchTerm } from "../../shared/validate.js";
 import { UNCATEGORIZED } from "../taxonomy.js";
 
 /** The filters list, count and summary take: GET /transactions's query parameters. */
@@ -65,18 +65,11 @@ function parseSlugs(raw: string[], field: string): string[] {
 
 function parseSearch(raw: string): string[] {
   if (raw.length > MAX_SEARCH_LENGTH) throw invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`);
-  // Control characters count as spaces: U+001F separates the two names in search_text.
   const terms = [
     ...new Set(
       raw
         .split(",")
-        .map((t) =>
-          t
-            // eslint-disable-next-line no-control-regex -- control characters are exactly what is matched
-            .replace(/[\s\x00-\x1f]+/g, " ")
-            .trim()
-            .toLowerCase(),
-        )
+        .map((t) => searchTerm(t).toLowerCase())
         .filter((t) => t !== ""),
     ),
   ];

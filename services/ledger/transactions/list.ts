@@ -3,6 +3,7 @@ import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
 import { CofferError } from "../../errors/coffer-error.js";
 import { decodeCursor, encodeCursor, filterHash, invalidCursor, type CursorFields } from "../../pagination/cursor.js";
+import type { CursorKeyring } from "../../pagination/cursor-keys.js";
 import { parseLimit } from "../../pagination/limit.js";
 import { resolveFilter, type ResolvedFilter, type TransactionFilterInput } from "./filter.js";
 import { TRANSACTION_COLUMNS, viewSql, type TransactionView } from "./view.js";
@@ -165,13 +166,13 @@ async function snapshotPage(
 
 const SNAPSHOT = /^(\d{1,20}):(\d{1,20}):((?:\d{1,20})(?:,\d{1,20})*)?$/;
 
-/** Whether `w` is a pg_snapshot PostgreSQL accepts: xmin <= xip... < xmax, ascending. */
+/** Whether `w` is a pg_snapshot PostgreSQL accepts: 1 <= xmin <= xip... < xmax, ascending. */
 function validSnapshot(w: string): boolean {
   const m = SNAPSHOT.exec(w);
   if (!m) return false;
   const xmin = BigInt(m[1]);
   const xmax = BigInt(m[2]);
-  if (xmin > xmax || xmax >= 2n ** 63n) return false;
+  if (xmin < 1n || xmin > xmax || xmax >= 2n ** 63n) return false;
   let last = xmin;
   for (const part of m[3] ? m[3].split(",") : []) {
     const xip = BigInt(part);
@@ -181,7 +182,11 @@ function validSnapshot(w: string): boolean {
   return true;
 }
 
-/** The cursor's position must be one Coffer could have issued, so SQL never sees a bad cast. */
+/**
+ * The cursor's position must be one Coffer could have issued, so SQL never
+ * sees a bad cast: the signature says Coffer wrote it, this says it still
+ * makes sense (a signing key that leaked, or a bug, cannot reach SQL either).
+ */
 function checkPosition(c: CursorFields): void {
   if (!isCalendarDate(c.d) || !UUID.test(c.i) || c.i !== c.i.toLowerCase() || !validSnapshot(c.w)) {
     throw invalidCursor("cursor is malformed");
@@ -193,7 +198,7 @@ async function anchorExists(em: Em, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-export async function listTransactions(em: Em, req: ListInput): Promise<ListResult> {
+export async function listTransactions(em: Em, req: ListInput, keys: CursorKeyring): Promise<ListResult> {
   const limit = parseLimit(req.limit);
   const { by, order } = parseSort(req.sortBy, req.sortOrder);
   const cursorRaw = req.cursor.trim();
@@ -209,7 +214,11 @@ export async function listTransactions(em: Em, req: ListInput): Promise<ListResu
   if (cursorRaw === "") {
     rows = await currentPage(em, filter, by, order, fetch);
   } else {
-    const c = decodeCursor(cursorRaw, { filterHash: hash, maxAgeSeconds: CURSOR_MAX_AGE_SECONDS });
+    const c = await decodeCursor(cursorRaw, {
+      filterHash: hash,
+      maxAgeSeconds: CURSOR_MAX_AGE_SECONDS,
+      secretFor: (generation) => keys.secretFor(em, generation),
+    });
     checkPosition(c);
     if (!(await anchorExists(em, c.i)))
       throw invalidCursor("the transaction this cursor continues from no longer exists");
@@ -226,7 +235,8 @@ export async function listTransactions(em: Em, req: ListInput): Promise<ListResu
     const last = page[page.length - 1];
     // Every later page keeps the first page's snapshot and time.
     snapshot ??= { w: rows[0].snapshot, t: Number(rows[0].read_at) };
-    nextCursor = encodeCursor({ d: last.date, i: last.id, f: hash, w: snapshot.w, t: snapshot.t });
+    const fields = { d: last.date, i: last.id, f: hash, w: snapshot.w, t: snapshot.t };
+    nextCursor = encodeCursor(fields, await keys.signingKey(em));
   }
   return { transactions: page, nextCursor, hasMore };
 }

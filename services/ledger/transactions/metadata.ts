@@ -2,6 +2,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
 import { CofferError, validation } from "../../errors/coffer-error.js";
+import { parseJsonValue } from "../../shared/validate.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation } from "../annotations.js";
 import { lockTransaction, quoted } from "./locked-row.js";
@@ -83,14 +84,15 @@ export async function setTransactionMetadata(
     throw validation("metadata must be a JSON object");
   }
   checkKeys(metadata);
+  const given = parseJsonValue(metadata, "metadata") as Record<string, unknown>;
   // The request alone must already fit; the merged result is checked again under the lock.
-  checkLimits(Object.fromEntries(Object.entries(metadata).filter(([, v]) => v !== null)));
+  checkLimits(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null)));
   const id = await resolveTransactionId(em, rawId);
   await em.transactional(async (tx) => {
     const row = await lockTransaction(tx, id);
     // A Map, not object assignment: a key such as "__proto__" must stay a plain key.
     const merged = new Map<string, unknown>(replace ? [] : Object.entries(row.metadata));
-    for (const [k, v] of Object.entries(metadata)) {
+    for (const [k, v] of Object.entries(given)) {
       if (v === null) merged.delete(k);
       else merged.set(k, v);
     }

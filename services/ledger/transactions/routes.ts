@@ -8,6 +8,7 @@ import {
   type Transaction,
 } from "../../../gen/coffer/v1/transactions_pb.js";
 import { emOf, requirePrincipal } from "../../context.js";
+import type { CoreDeps } from "../../deps.js";
 import type { Annotation } from "../../db/entities/index.js";
 import { orUndef, ts, tsFromIso } from "../../shared/proto.js";
 import { actorOf } from "../actor.js";
@@ -95,10 +96,10 @@ const actor = (ctx: HandlerContext) => actorOf(requirePrincipal(ctx));
  * function validates its input, then makes the change and its annotation in
  * one database transaction.
  */
-export function transactionRoutes(router: ConnectRouter) {
+export function transactionRoutes(router: ConnectRouter, deps: CoreDeps) {
   router.service(TransactionService, {
     async listTransactions(req, ctx) {
-      const page = await listTransactions(emOf(ctx), req);
+      const page = await listTransactions(emOf(ctx), req, deps.cursorKeys);
       return {
         transactions: page.transactions.map(transactionToProto),
         nextCursor: page.nextCursor,

@@ -6,6 +6,7 @@ import {
   encodeCursor,
   filterHash,
   type CursorFields,
+  type CursorKey,
 } from "../../../services/pagination/cursor.js";
 
 const NOW = 1_800_000_000;
@@ -16,15 +17,19 @@ const fields: CursorFields = {
   w: "100:105:101,103",
   t: NOW - 60,
 };
-const expectations = { filterHash: fields.f, maxAgeSeconds: 3600, now: NOW };
+const key: CursorKey = { generation: 7, secret: Buffer.alloc(32, 1) };
+const otherKey: CursorKey = { generation: 7, secret: Buffer.alloc(32, 2) };
+/** Generation 7 verifies; no other does. */
+const secretFor = (generation: number) => Promise.resolve(generation === key.generation ? key.secret : undefined);
+const expectations = { filterHash: fields.f, maxAgeSeconds: 3600, now: NOW, secretFor };
 
 const b64 = (o: unknown) => Buffer.from(typeof o === "string" ? o : JSON.stringify(o), "utf8").toString("base64url");
 const payloadOf = (cursor: string) =>
   JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Record<string, unknown>;
 
-function failure(fn: () => unknown): CofferError {
+async function failure(fn: () => Promise<unknown>): Promise<CofferError> {
   try {
-    fn();
+    await fn();
   } catch (e) {
     expect(e).toBeInstanceOf(CofferError);
     return e as CofferError;
@@ -33,12 +38,13 @@ function failure(fn: () => unknown): CofferError {
 }
 
 describe("cursor codec", () => {
-  it("round-trips its fields, as opaque base64url", () => {
-    const c = encodeCursor(fields);
+  it("round-trips its fields, as opaque base64url", async () => {
+    const c = encodeCursor(fields, key);
     expect(c).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor(c, expectations)).toEqual(fields);
+    expect(await decodeCursor(c, expectations)).toEqual(fields);
     expect(payloadOf(c)).toMatchObject({
       v: CURSOR_VERSION,
+      k: 7,
       d: fields.d,
       i: fields.i,
       f: fields.f,
@@ -47,44 +53,55 @@ describe("cursor codec", () => {
     });
   });
 
-  const valid = payloadOf(encodeCursor(fields));
+  const valid = payloadOf(encodeCursor(fields, key));
+  // What a client could build itself: the previous format's unkeyed checksum over a watermark of its choosing.
+  const unkeyed = { v: 1, d: fields.d, i: fields.i, f: fields.f, w: "0:0:", t: fields.t, c: "AAAAAAAAAAAAAAAA" };
   const cases: [string, string, RegExp][] = [
     ["empty string", "", /malformed/],
     ["not base64url", "abc$def", /malformed/],
     ["base64 of garbage", b64("garbage{"), /malformed/],
     ["base64 of a JSON array", b64([1, 2]), /malformed/],
     ["base64 of null", b64("null"), /malformed/],
-    ["wrong version", b64({ ...valid, v: 2 }), /another version/],
+    ["wrong version", b64({ ...valid, v: 3 }), /another version/],
+    ["the previous, unkeyed format", b64(unkeyed), /another version/],
+    ["an unknown key generation", b64({ ...valid, k: 8 }), /no longer accepts/],
+    ["a key generation of the wrong type", b64({ ...valid, k: "7" }), /malformed/],
+    ["no signature", b64({ ...valid, s: undefined }), /malformed/],
+    ["signed with another secret", encodeCursor(fields, otherKey), /altered/],
     ["no version", b64({ ...valid, v: undefined }), /another version/],
     ["a field of the wrong type", b64({ ...valid, t: "soon" }), /malformed/],
     ["a missing field", b64({ ...valid, i: undefined }), /malformed/],
     ["tampered position", b64({ ...valid, d: "2020-01-01" }), /altered/],
     ["tampered id", b64({ ...valid, i: "00000000-0000-0000-0000-000000000000" }), /altered/],
     ["tampered watermark", b64({ ...valid, w: "1:2:" }), /altered/],
-    ["tampered checksum", b64({ ...valid, c: "AAAAAAAAAAAAAAAA" }), /altered/],
+    ["tampered signature", b64({ ...valid, s: "A".repeat(43) }), /altered/],
+    ["truncated signature", b64({ ...valid, s: String(valid.s).slice(0, 20) }), /altered/],
     ["far too long", "A".repeat(9000), /malformed/],
   ];
-  it.each(cases)("refuses %s with INVALID_CURSOR", (_name, raw, message) => {
-    const e = failure(() => decodeCursor(raw, expectations));
+  it.each(cases)("refuses %s with INVALID_CURSOR", async (_name, raw, message) => {
+    const e = await failure(() => decodeCursor(raw, expectations));
     expect(e.code).toBe("INVALID_CURSOR");
     expect(e.message).toMatch(message);
     expect(e.message).toMatch(/restart from the first page/);
   });
 
-  it("refuses a cursor issued for other filters", () => {
-    const e = failure(() => decodeCursor(encodeCursor(fields), { ...expectations, filterHash: filterHash({ a: 2 }) }));
+  it("refuses a cursor issued for other filters", async () => {
+    const other = { ...expectations, filterHash: filterHash({ a: 2 }) };
+    const e = await failure(() => decodeCursor(encodeCursor(fields, key), other));
     expect(e.code).toBe("INVALID_CURSOR");
     expect(e.message).toMatch(/different filters/);
   });
 
-  it("refuses an expired cursor and one from the future", () => {
-    expect(failure(() => decodeCursor(encodeCursor({ ...fields, t: NOW - 3601 }), expectations)).message).toMatch(
-      /expired/,
-    );
-    expect(decodeCursor(encodeCursor({ ...fields, t: NOW - 3600 }), expectations).t).toBe(NOW - 3600);
-    expect(failure(() => decodeCursor(encodeCursor({ ...fields, t: NOW + 3600 }), expectations)).code).toBe(
-      "INVALID_CURSOR",
-    );
+  it("refuses an expired cursor and one from the future", async () => {
+    const at = (t: number) => encodeCursor({ ...fields, t }, key);
+    expect((await failure(() => decodeCursor(at(NOW - 3601), expectations))).message).toMatch(/expired/);
+    expect((await decodeCursor(at(NOW - 3600), expectations)).t).toBe(NOW - 3600);
+    expect((await failure(() => decodeCursor(at(NOW + 3600), expectations))).code).toBe("INVALID_CURSOR");
+  });
+
+  it("checks the signature before the filters, so a forged cursor learns nothing about them", async () => {
+    const forged = b64({ ...valid, f: filterHash({ a: 2 }) });
+    expect((await failure(() => decodeCursor(forged, expectations))).message).toMatch(/altered/);
   });
 });
 
