@@ -9,6 +9,7 @@ import { authInterceptor } from "./interceptors/auth.js";
 import { errorInterceptor } from "./interceptors/errors.js";
 import { purgeVersionsTask } from "./ledger/transactions/versions.js";
 import { startPeriodicTasks, type PeriodicTask, type RunningTasks } from "./periodic.js";
+import { seriesDetectionTask } from "./series/detection.js";
 import { routes } from "./routes.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
 
@@ -42,7 +43,10 @@ export async function buildCoreServer(
     shutdownTimeoutMs: 10_000,
   });
 
-  const tasks = opts.periodicTasks ?? [purgeVersionsTask(() => orm.em.fork())];
+  const tasks = opts.periodicTasks ?? [
+    purgeVersionsTask(() => orm.em.fork()),
+    seriesDetectionTask(() => orm.em.fork()),
+  ];
   let running: RunningTasks | null = null;
   app.addHook("onListen", async () => {
     running = startPeriodicTasks(tasks, app.log);

@@ -8,9 +8,11 @@ import {
   TagEntity,
   TransactionEntity,
 } from "./ledger.js";
+import { SeriesEntity } from "./series.js";
 
 export * from "./foundation.js";
 export * from "./ledger.js";
+export * from "./series.js";
 
 export const entities = [
   UserEntity,
@@ -23,4 +25,5 @@ export const entities = [
   TransactionEntity,
   CommentEntity,
   AnnotationEntity,
+  SeriesEntity,
 ];
