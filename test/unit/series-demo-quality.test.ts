@@ -3,6 +3,7 @@ import householdJson from "../../fixtures/demo/household.json" with { type: "jso
 import { generateDemo } from "../../fixtures/demo/generate.js";
 import { readHousehold } from "../../fixtures/demo/household.js";
 import { detectSeries, type DetectorTransaction, type Proposal } from "../../services/series/detector/detect.js";
+import { formatCents } from "../../services/series/detector/money.js";
 
 /**
  * The detector against the demo household's ground truth: household.json's
@@ -34,7 +35,7 @@ function score(today: string): Score {
   const history: DetectorTransaction[] = plan.transactions.map((t) => ({
     id: idOf(t),
     date: t.date,
-    cents: t.cents,
+    amount: formatCents(t.cents),
     currency: currencyOf.get(t.account)!,
     counterpartyId: t.counterparty,
     counterpartyName: t.counterparty ? counterpartyName.get(t.counterparty)! : null,

@@ -7,7 +7,6 @@ import {
   type Proposal,
 } from "../../services/series/detector/detect.js";
 import { dayOf, isoOf } from "../../services/series/detector/dates.js";
-import { centsOf } from "../../services/series/detector/money.js";
 
 // Made-up histories, each a table row: what the history is, and what the detector must make of it.
 
@@ -19,7 +18,7 @@ function tx(date: string, amount: string, o: Partial<DetectorTransaction> = {}):
   return {
     id: `t${++seq}`,
     date,
-    cents: centsOf(amount),
+    amount,
     currency: "USD",
     counterpartyId: null,
     counterpartyName: null,
@@ -243,6 +242,18 @@ describe("detectSeries: what is not a series", () => {
     ["a bar every week or two", 40, 18, 72, 5],
   ])("finds nothing in %s at random amounts", (_what, count, min, max, seed) => {
     expect(detect(noise(count, min, max, seed, { merchantName: "Some shop" }))).toEqual([]);
+  });
+
+  it.each([
+    ["every three days", 120, 11],
+    ["every week or so", 50, 12],
+    ["twice a month", 24, 13],
+  ])("finds nothing in a fixed price bought at random %s (a shop's standard price)", (_what, count, seed) => {
+    const r = rng(seed);
+    const history = Array.from({ length: count }, () =>
+      tx(isoOf(dayOf("2025-01-01") + Math.floor(r() * 365)), "15.49", { merchantName: "Corner bakery" }),
+    );
+    expect(detect(history)).toEqual([]);
   });
 
   it("finds the subscription among noise purchases at the same merchant, and nothing else", () => {

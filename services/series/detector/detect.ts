@@ -10,7 +10,7 @@ import {
   type Schedule,
 } from "./cadence.js";
 import { dayOf, daysInMonth, isoOf, monthAndDay, weekdayOf } from "./dates.js";
-import { formatCents } from "./money.js";
+import { centsOf, formatCents } from "./money.js";
 import { directionOf, normalizeMerchant, type Direction } from "./normalize.js";
 
 /**
@@ -25,8 +25,8 @@ export interface DetectorTransaction {
   id: string;
   /** YYYY-MM-DD. */
   date: string;
-  /** Signed integer cents: positive = money out. */
-  cents: number;
+  /** Signed exact decimal text (NUMERIC(12,2)): positive = money out. */
+  amount: string;
   currency: string;
   counterpartyId: string | null;
   counterpartyName: string | null;
@@ -41,7 +41,7 @@ export interface DetectorTransaction {
 export type ProposedType = (typeof SERIES_TYPES)[number];
 
 export interface Proposal {
-  /** The group: counterparty or merchant name, currency, direction (see groupKey). */
+  /** The group: counterparty or merchant name, currency, direction (see normalize.ts). */
   key: string;
   /** Identifies the proposal across runs: its group and amount range (see fingerprintOf). */
   fingerprint: string;
@@ -78,6 +78,12 @@ const BAND_GAP_RATIO = 2;
 const NEAR_FRACTION = 10;
 /** A set with more transactions than this many times what a cadence would make is not that cadence. */
 const DENSITY_LIMIT = 2.5;
+/**
+ * A fixed price is trusted only when the group's other charges near it are
+ * rare enough not to line up by chance: fewer than this many, on average, in
+ * a window of the cadence's jitter (2 * jitter + 1 days).
+ */
+const BACKGROUND_LIMIT = 0.25;
 /** An irregular series has at least this many charges, at most this many months apart. */
 const IRREGULAR_MIN_COUNT = 4;
 const IRREGULAR_MAX_GAP_MONTHS = 6;
@@ -94,10 +100,13 @@ interface Point {
 interface Group {
   key: string;
   direction: Direction;
-  /** By day. */
+  /** In input order; sorted by day only where needed (byDay), since most groups never need it. */
   points: Point[];
+  byDay?: Point[];
   /** Absolute amounts, ascending. */
-  amounts: number[];
+  amounts: Float64Array;
+  firstDay: number;
+  lastDay: number;
 }
 
 interface Chain {
@@ -123,38 +132,57 @@ export function detectSeries(transactions: readonly DetectorTransaction[], opts:
   );
 }
 
-/** Transactions by group key, each group by day. Names are normalized once per distinct text. */
+/**
+ * Transactions by group key. The lookups go through nested maps (who, then
+ * currency and direction) rather than one joined key string per transaction,
+ * and each name is normalized once per distinct text: a million transactions
+ * fall into a few thousand groups.
+ */
 function groupsOf(transactions: readonly DetectorTransaction[]): Group[] {
-  const normalized = new Map<string, string>();
-  const groups = new Map<string, Point[]>();
+  const whoOfName = new Map<string, string>();
+  const byWho = new Map<string, Map<string, Point[]>>();
   for (const t of transactions) {
-    if (t.cents === 0) continue;
-    let who: string;
+    const cents = centsOf(t.amount);
+    if (cents === 0) continue;
+    let who: string | undefined;
     if (t.counterpartyId) who = `cp:${t.counterpartyId}`;
     else {
       const raw = t.merchantName ?? t.name;
-      let norm = normalized.get(raw);
-      if (norm === undefined) normalized.set(raw, (norm = normalizeMerchant(raw)));
-      who = `name:${norm}`;
+      who = whoOfName.get(raw);
+      if (who === undefined) whoOfName.set(raw, (who = `name:${normalizeMerchant(raw)}`));
     }
-    const key = `${who}|${t.currency}|${directionOf(t.cents)}`;
-    let points = groups.get(key);
-    if (!points) groups.set(key, (points = []));
-    points.push({ t, day: dayOf(t.date), cents: t.cents, abs: Math.abs(t.cents) });
+    let byCurrency = byWho.get(who);
+    if (!byCurrency) byWho.set(who, (byCurrency = new Map<string, Point[]>()));
+    const sub = `${t.currency}|${directionOf(cents)}`;
+    let points = byCurrency.get(sub);
+    if (!points) byCurrency.set(sub, (points = []));
+    points.push({ t, day: dayOf(t.date), cents, abs: Math.abs(cents) });
   }
-  return [...groups].map(([key, points]) => {
-    points.sort((a, b) => a.day - b.day || (a.t.id < b.t.id ? -1 : 1));
-    return {
-      key,
-      direction: directionOf(points[0].cents),
-      points,
-      amounts: points.map((p) => p.abs).sort((a, b) => a - b),
-    };
-  });
+  const groups: Group[] = [];
+  for (const [who, byCurrency] of byWho) {
+    for (const [sub, points] of byCurrency) {
+      const amounts = new Float64Array(points.length);
+      let [firstDay, lastDay] = [Infinity, -Infinity];
+      points.forEach((p, i) => {
+        amounts[i] = p.abs;
+        firstDay = Math.min(firstDay, p.day);
+        lastDay = Math.max(lastDay, p.day);
+      });
+      const key = `${who}|${sub}`;
+      groups.push({ key, direction: directionOf(points[0].cents), points, amounts: amounts.sort(), firstDay, lastDay });
+    }
+  }
+  return groups;
 }
 
+/** By day, then id: every result is the same whatever order the transactions came in. */
+const sortByDay = (points: readonly Point[]) =>
+  [...points].sort((a, b) => a.day - b.day || (a.t.id < b.t.id ? -1 : a.t.id > b.t.id ? 1 : 0));
+
+const byDayOf = (group: Group) => (group.byDay ??= sortByDay(group.points));
+
 /** How many of the sorted `values` lie in [lo, hi]. */
-function countBetween(values: readonly number[], lo: number, hi: number): number {
+function countBetween(values: Float64Array, lo: number, hi: number): number {
   const firstAtLeast = (x: number) => {
     let [a, b] = [0, values.length];
     while (a < b) {
@@ -174,9 +202,11 @@ const nearBand = (min: number, max: number) => ({
 });
 
 /**
- * The candidate sets of one group: each exact amount seen at least twice
- * (fixed prices), unless the group has many more transactions at nearby
- * prices than at that one; and each amount band (variable amounts).
+ * The candidate sets of one group (unsorted): each exact amount seen at least
+ * twice (fixed prices), unless the group has many more transactions at nearby
+ * prices than at that one; and each amount band (varying amounts), where a
+ * band ends when the next larger amount is more than BAND_GAP_RATIO times the
+ * last.
  */
 function candidateSets(group: Group): { points: Point[]; exact: boolean }[] {
   const sets: { points: Point[]; exact: boolean }[] = [];
@@ -192,36 +222,46 @@ function candidateSets(group: Group): { points: Point[]; exact: boolean }[] {
     const nearby = countBetween(group.amounts, lo, hi) - points.length;
     if (nearby <= 2 * points.length) sets.push({ points, exact: true });
   }
-  const byAbs = [...group.points].sort((a, b) => a.abs - b.abs);
-  let band: Point[] = [];
-  const closeBand = () => {
-    if (band.length >= 2 && !(byAmount.get(band[0].cents)?.length === band.length && sameAmount(band))) {
-      sets.push({ points: band.sort((a, b) => a.day - b.day || (a.t.id < b.t.id ? -1 : 1)), exact: false });
-    }
-    band = [];
-  };
-  for (const p of byAbs) {
-    if (band.length > 0 && p.abs > BAND_GAP_RATIO * band[band.length - 1].abs) closeBand();
-    band.push(p);
+  if (byAmount.size === 1) return sets; // the one band is the one amount
+  const a = group.amounts;
+  const starts: number[] = [];
+  for (let i = 1; i < a.length; i++) if (a[i] > BAND_GAP_RATIO * a[i - 1]) starts.push(a[i]);
+  if (starts.length === 0) {
+    sets.push({ points: group.points, exact: false });
+    return sets;
   }
-  closeBand();
+  const bands: Point[][] = starts.map(() => []).concat([[]]);
+  for (const p of group.points) {
+    let band = 0;
+    while (band < starts.length && p.abs >= starts[band]) band++;
+    bands[band].push(p);
+  }
+  for (const band of bands) if (band.length >= 2 && !sameAmount(band)) sets.push({ points: band, exact: false });
   return sets;
 }
 
 const sameAmount = (points: readonly Point[]) => points.every((p) => p.cents === points[0].cents);
 
+/** More transactions over their time span than DENSITY_LIMIT times what the cadence would make there. */
 function tooDense(points: readonly Point[], rule: CadenceRule): boolean {
-  const span = points[points.length - 1].day - points[0].day;
-  return points.length > DENSITY_LIMIT * (span / rule.periodDays + 1);
+  let [first, last] = [Infinity, -Infinity];
+  for (const p of points) {
+    first = Math.min(first, p.day);
+    last = Math.max(last, p.day);
+  }
+  return points.length > DENSITY_LIMIT * ((last - first) / rule.periodDays + 1);
 }
 
 function detectInGroup(group: Group, today: number): Proposal[] {
   const candidates: Proposal[] = [];
   for (const set of candidateSets(group)) {
+    const rules = CADENCE_RULES.filter((rule) => !tooDense(set.points, rule));
+    const irregular = set.exact && set.points.length >= IRREGULAR_MIN_COUNT && rules.some((r) => r.unit === "months");
+    if (rules.length === 0 && !irregular) continue;
+    const points = sortByDay(set.points);
     let found = false;
-    for (const rule of CADENCE_RULES) {
-      if (tooDense(set.points, rule)) continue;
-      for (const chain of chainsIn(set.points, rule)) {
+    for (const rule of rules) {
+      for (const chain of chainsIn(points, rule)) {
         const p = evaluate(chain, group, today);
         if (p) {
           candidates.push(p);
@@ -229,8 +269,8 @@ function detectInGroup(group: Group, today: number): Proposal[] {
         }
       }
     }
-    if (!found && set.exact && set.points.length >= IRREGULAR_MIN_COUNT) {
-      const chain = irregularChain(set.points);
+    if (!found && irregular) {
+      const chain = irregularChain(points);
       const p = chain && evaluate(chain, group, today);
       if (p) candidates.push(p);
     }
@@ -389,12 +429,27 @@ function extrasOf(chain: Chain, group: Group, pattern: AmountPattern): number {
   const from = chain.members[0].day - chain.rule.jitter;
   const to = chain.members[chain.members.length - 1].day + chain.rule.jitter;
   let extras = 0;
-  for (let i = firstOnOrAfter(group.points, from); i < group.points.length; i++) {
-    const p = group.points[i];
+  const points = byDayOf(group);
+  for (let i = firstOnOrAfter(points, from); i < points.length; i++) {
+    const p = points[i];
     if (p.day > to) break;
     if (p.abs >= lo && p.abs <= hi && !members.has(p)) extras++;
   }
   return extras;
+}
+
+/**
+ * How many of the group's other charges near the chain's amounts fall, on
+ * average, in one window of the cadence's jitter: their count over the
+ * group's whole history, per day, times the window. Where this is high (a
+ * shop selling at that price every few days), a run on schedule is chance.
+ */
+function chanceRate(chain: Chain, group: Group): number {
+  const abs = chain.members.map((p) => p.abs);
+  const { lo, hi } = nearBand(Math.min(...abs), Math.max(...abs));
+  const others = countBetween(group.amounts, lo, hi) - chain.members.length;
+  const span = Math.max(group.lastDay - group.firstDay, chain.rule.periodDays);
+  return (others / span) * (2 * chain.rule.jitter + 1);
 }
 
 /** The index of the first point on or after `day` (points by day). */
@@ -419,6 +474,7 @@ function evaluate(chain: Chain, group: Group, today: number): Proposal | null {
   if (pattern.kind === "variable" && n < rule.minCount + 1) return null;
   const extras = extrasOf(chain, group, pattern);
   if (extras > Math.floor(n / 4)) return null;
+  if (pattern.kind !== "variable" && chanceRate(chain, group) > BACKGROUND_LIMIT) return null;
 
   const signed = members.map((p) => p.cents).sort((a, b) => a - b);
   const abs = members.map((p) => p.abs).sort((a, b) => a - b);

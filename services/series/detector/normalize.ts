@@ -1,8 +1,9 @@
 /**
- * How the detector groups transactions: by counterparty when one is set,
- * otherwise by the merchant's name (or the bank's text when there is none)
- * in a normal form; always apart by currency and by direction (money out,
- * money in).
+ * Names and directions for the detector's groups: a group is a counterparty
+ * when one is set, otherwise the merchant's name (or the bank's text when
+ * there is none) in the normal form below; always apart by currency and by
+ * direction (money out, money in). Its key reads `cp:<counterparty id>` or
+ * `name:<normal form>`, then `|<currency>|out` or `|in`.
  */
 
 /** Payment processors' prefixes on card statements: "SQ *BLUE BOTTLE", "TST* ZUNI CAFE". */
@@ -30,15 +31,3 @@ export type Direction = "out" | "in";
 
 /** Money out (positive amounts) or money in (negative). */
 export const directionOf = (cents: number): Direction => (cents < 0 ? "in" : "out");
-
-/** The group a transaction falls in: `cp:<counterparty id>` or `name:<merchant>`, then currency and direction. */
-export function groupKey(t: {
-  counterpartyId: string | null;
-  merchantName: string | null;
-  name: string;
-  currency: string;
-  cents: number;
-}): string {
-  const who = t.counterpartyId ? `cp:${t.counterpartyId}` : `name:${normalizeMerchant(t.merchantName ?? t.name)}`;
-  return `${who}|${t.currency}|${directionOf(t.cents)}`;
-}
