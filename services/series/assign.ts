@@ -63,9 +63,12 @@ export async function assignSeries(
   checkAssignTarget(req);
   const name = req.seriesName?.trim() ? req.seriesName.trim() : null;
   return em.transactional(async (tx) => {
-    const rows = await lockMembers(tx, await resolveTransactionIds(tx, req.transactionIds));
-    const free = rows.filter((r) => r.series_id === null);
+    const ids = await resolveTransactionIds(tx, req.transactionIds);
     let id = name === null ? await resolveSeriesId(tx, req.seriesId!) : await findSeriesByName(tx, name);
+    // Series row first, then its transactions: every series change locks in this order.
+    if (id !== null) await query(tx, `select 1 from series where id = ? for update`, [id]);
+    const rows = await lockMembers(tx, ids);
+    const free = rows.filter((r) => r.series_id === null);
     let created = false;
     if (id === null) {
       if (!req.createIfMissing) throw notFound("Series");
@@ -92,7 +95,7 @@ export async function assignSeries(
     }
     const [s] = await query<{ short_id: string; name: string; currency: string }>(
       tx,
-      `select short_id, name, iso_currency_code as currency from series where id = ? for update`,
+      `select short_id, name, iso_currency_code as currency from series where id = ?`,
       [id],
     );
     const eligible = free.filter((r) => r.iso_currency_code === s.currency);

@@ -193,6 +193,8 @@ async function applyLocked(
   const views = await detectProposals(tx, opts);
   const out: DetectionApplied = { created: [], extended: [], linked: 0, proposals: views.length };
   for (const v of views) {
+    // Series row first, then its transactions: every series change locks in this order.
+    if (v.series) await query(tx, `select 1 from series where id = ? for update`, [v.series.id]);
     const rows = await lockMembers(tx, v.unlinkedIds, { skipDeleted: true });
     if (v.series) {
       const linked = await linkMembers(tx, actor, v.series, rows);

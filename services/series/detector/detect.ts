@@ -74,7 +74,7 @@ export const IRREGULAR_MAX_CONFIDENCE = 0.6;
 const VARIABLE_MAX_RATIO = 3;
 /** Sorted amounts further apart than this factor start a new amount band. */
 const BAND_GAP_RATIO = 2;
-/** Other transactions within this fraction of a series' amounts, in its time span, count against it. */
+/** Other transactions within this many percent of a series' amounts count against it. */
 const NEAR_FRACTION = 10;
 /** A set with more transactions than this many times what a cadence would make is not that cadence. */
 const DENSITY_LIMIT = 2.5;
