@@ -9,6 +9,7 @@ import { categoryRoutes } from "./ledger/categories/routes.js";
 import { counterpartyRoutes } from "./ledger/counterparties/routes.js";
 import { tagRoutes } from "./ledger/tags/routes.js";
 import { reportRoutes } from "./reports/routes.js";
+import { seriesRoutes } from "./series/routes.js";
 
 /** Every area's Connect services, composed. */
 export function routes(deps: CoreDeps) {
@@ -22,5 +23,6 @@ export function routes(deps: CoreDeps) {
     tagRoutes(router);
     counterpartyRoutes(router);
     reportRoutes(router);
+    seriesRoutes(router);
   };
 }

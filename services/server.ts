@@ -10,6 +10,7 @@ import { authInterceptor } from "./interceptors/auth.js";
 import { errorInterceptor } from "./interceptors/errors.js";
 import { purgeVersionsTask } from "./ledger/transactions/versions.js";
 import { startPeriodicTasks, type PeriodicTask, type RunningTasks } from "./periodic.js";
+import { seriesDetectionTask } from "./series/detection.js";
 import { routes } from "./routes.js";
 import { CursorKeyring, rotateCursorKeyTask } from "./pagination/cursor-keys.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
@@ -67,6 +68,7 @@ export async function buildCoreServer(
   const tasks = opts.periodicTasks ?? [
     purgeVersionsTask(() => orm.em.fork()),
     rotateCursorKeyTask(() => orm.em.fork()),
+    seriesDetectionTask(() => orm.em.fork()),
   ];
   let running: RunningTasks | null = null;
   app.addHook("onListen", async () => {

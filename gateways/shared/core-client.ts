@@ -9,6 +9,7 @@ import { AccountService } from "../../gen/coffer/v1/accounts_pb.js";
 import { CategoryService } from "../../gen/coffer/v1/categories_pb.js";
 import { CounterpartyService } from "../../gen/coffer/v1/counterparties_pb.js";
 import { ReportService } from "../../gen/coffer/v1/reports_pb.js";
+import { SeriesService } from "../../gen/coffer/v1/series_pb.js";
 import { TagService } from "../../gen/coffer/v1/tags_pb.js";
 import { TransactionService } from "../../gen/coffer/v1/transactions_pb.js";
 
@@ -40,6 +41,7 @@ export function coreClients(transport: Transport) {
     tags: createClient(TagService, transport),
     counterparties: createClient(CounterpartyService, transport),
     reports: createClient(ReportService, transport),
+    series: createClient(SeriesService, transport),
   };
 }
 

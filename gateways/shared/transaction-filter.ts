@@ -27,6 +27,8 @@ function filterShape<A extends z.ZodType<string | number>>(amount: A) {
       .describe("contains (default, substring), words (whole words), fuzzy (typo-tolerant)"),
     tags: slugList.optional().describe("tag slugs the transaction must all carry (array or comma-separated)"),
     any_tag: slugList.optional().describe("tag slugs of which the transaction carries at least one"),
+    series_id: ref.optional().describe("recurring series short id or UUID (list_series): its transactions"),
+    in_series: z.boolean().optional().describe("true: only transactions in some recurring series; false: in none"),
   };
 }
 
@@ -74,5 +76,7 @@ export function filterOf(v: FilterValues): MessageInitShape<typeof TransactionFi
     searchMode: v.search_mode,
     tags: list(v.tags),
     anyTag: list(v.any_tag),
+    seriesId: v.series_id,
+    inSeries: v.in_series,
   };
 }

@@ -135,7 +135,7 @@ describe("MCP transaction read tools", () => {
       provider_name: "Espresso Bar",
       metadata: {},
     });
-    expect(Object.keys(all.transactions[0])).toHaveLength(28);
+    expect(Object.keys(all.transactions[0])).toHaveLength(30);
     const e = await callError("query_transactions", { fields: "id,colour" });
     expect(e.code).toBe("INVALID_PARAMETER");
     expect(e.message).toMatch(/fields/);

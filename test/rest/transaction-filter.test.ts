@@ -80,6 +80,8 @@ describe("REST transaction filters from the shared zod definition", () => {
       "search_mode",
       "tags",
       "any_tag",
+      "series_id",
+      "in_series",
     ]);
   });
 

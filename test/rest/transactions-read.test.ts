@@ -104,6 +104,8 @@ describe("GET /api/v1/transactions", () => {
       deleted_at: null,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       updated_at: expect.stringMatching(/Z$/),
+      series_id: null,
+      series_name: null,
     });
     expect(body.transactions[1].amount).toBe(-1500);
   });

@@ -2,6 +2,7 @@ import type { ToolDef } from "../tool.js";
 import { listUsers, whoami } from "./identity.js";
 import { referenceTools } from "./reference.js";
 import { reportTools } from "./reports.js";
+import { seriesTools } from "./series.js";
 import { transactionReadTools } from "./transactions-read.js";
 import { transactionWriteTools } from "./transactions-write.js";
 
@@ -12,4 +13,5 @@ export const allTools: ToolDef[] = [
   ...transactionReadTools,
   ...transactionWriteTools,
   ...reportTools,
+  ...seriesTools,
 ];

@@ -42,6 +42,8 @@ const FIELDS = {
   user_id: { schema: z.string().describe("owner's short id"), pick: (r: Rest) => r.user_id },
   counterparty: { schema: z.string().nullable(), pick: (r: Rest) => r.counterparty_name },
   counterparty_id: { schema: z.string().nullable(), pick: (r: Rest) => r.counterparty_id },
+  series: { schema: z.string().nullable().describe("recurring series name"), pick: (r: Rest) => r.series_name },
+  series_id: { schema: z.string().nullable().describe("recurring series short id"), pick: (r: Rest) => r.series_id },
   metadata: { schema: z.record(z.string(), z.any()), pick: (r: Rest) => r.metadata ?? {} },
   authorized_date: { schema: z.string().nullable(), pick: (r: Rest) => r.authorized_date },
   provider: { schema: z.string(), pick: (r: Rest) => r.provider },
@@ -103,10 +105,10 @@ export const queryTransactions = defineTool({
   title: "Query transactions",
   description:
     "Lists transactions, newest first, with filters (dates, account, household member, category, amount range, " +
-    "pending, name search, tags). Page through results by passing next_cursor back as cursor with the same " +
-    "filters until has_more is false. sort_by amount or name returns one page (top `limit`, up to 500) and takes " +
-    "no cursor. Use count_only to learn how many match before paging, and fields to choose what each transaction " +
-    "shows. Amounts: positive = money out.",
+    "pending, name search, tags, recurring series). Page through results by passing next_cursor back as cursor " +
+    "with the same filters until has_more is false. sort_by amount or name returns one page (top `limit`, up to " +
+    "500) and takes no cursor. Use count_only to learn how many match before paging, and fields to choose what " +
+    "each transaction shows. Amounts: positive = money out.",
   readOnly: true,
   inputSchema: {
     ...transactionFilterShape.mcp,

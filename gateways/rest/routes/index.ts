@@ -4,6 +4,7 @@ import { authRoutes } from "./auth.js";
 import { categoryRoutes } from "./categories.js";
 import { counterpartyRoutes } from "./counterparties.js";
 import { reportRoutes } from "./reports.js";
+import { seriesRoutes } from "./series.js";
 import { systemRoutes } from "./system.js";
 import { tagRoutes } from "./tags.js";
 import { transactionReadRoutes } from "./transactions-read.js";
@@ -21,4 +22,5 @@ export const allRoutes: RestRoute[] = [
   ...tagRoutes,
   ...counterpartyRoutes,
   ...reportRoutes,
+  ...seriesRoutes,
 ];

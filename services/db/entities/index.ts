@@ -9,10 +9,12 @@ import {
   TransactionEntity,
 } from "./ledger.js";
 import { ReportEntity } from "./reports.js";
+import { SeriesEntity } from "./series.js";
 
 export * from "./foundation.js";
 export * from "./ledger.js";
 export * from "./reports.js";
+export * from "./series.js";
 
 export const entities = [
   UserEntity,
@@ -26,4 +28,5 @@ export const entities = [
   CommentEntity,
   AnnotationEntity,
   ReportEntity,
+  SeriesEntity,
 ];

@@ -118,6 +118,7 @@ export const TransactionEntity = defineEntity({
     tagIds: p.array().columnType("uuid[]"),
     metadata: p.json<Record<string, unknown>>(),
     counterpartyId: p.uuid().nullable(),
+    seriesId: p.uuid().nullable(),
     deletedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()),

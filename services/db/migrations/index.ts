@@ -3,6 +3,7 @@ import { Migration0002Ledger } from "./Migration0002Ledger.js";
 import { Migration0003TransactionSnapshots } from "./Migration0003TransactionSnapshots.js";
 import { Migration0004SearchText } from "./Migration0004SearchText.js";
 import { Migration0005Reports } from "./Migration0005Reports.js";
+import { Migration0006Series } from "./Migration0006Series.js";
 import { Migration0007CursorKeys } from "./Migration0007CursorKeys.js";
 
 /**
@@ -15,5 +16,6 @@ export const migrationsList = [
   { name: "Migration0003TransactionSnapshots", class: Migration0003TransactionSnapshots },
   { name: "Migration0004SearchText", class: Migration0004SearchText },
   { name: "Migration0005Reports", class: Migration0005Reports },
+  { name: "Migration0006Series", class: Migration0006Series },
   { name: "Migration0007CursorKeys", class: Migration0007CursorKeys },
 ];

@@ -19,6 +19,8 @@ export interface TransactionFilterInput {
   searchMode?: string;
   tags?: string[];
   anyTag?: string[];
+  seriesId?: string;
+  inSeries?: boolean;
 }
 
 export const SEARCH_MODES = ["contains", "words", "fuzzy"] as const;
@@ -132,6 +134,15 @@ async function resolveAccount(em: Em, raw: string): Promise<string> {
   return rows[0].id;
 }
 
+async function resolveSeries(em: Em, raw: string): Promise<string> {
+  const lookup = parseId(raw.trim());
+  const rows = lookup
+    ? await query<{ id: string }>(em, `select id from series where ${lookup.column} = ?`, [lookup.value])
+    : [];
+  if (!rows[0]) throw notFound("Series");
+  return rows[0].id;
+}
+
 async function resolveUser(em: Em, raw: string): Promise<string> {
   const lookup = parseId(raw.trim());
   const rows = lookup
@@ -236,6 +247,14 @@ export async function resolveFilter(em: Em, f: TransactionFilterInput | undefine
     // A tag that does not exist is on no transaction, so "has all of them" matches nothing.
     if (ids.length < allTags.length) add(`false`);
     else add(`t.tag_ids @> ?::uuid[]`, pgArray(ids));
+  }
+  if (present(f.seriesId)) {
+    canonical.series_id = await resolveSeries(em, f.seriesId);
+    add(`t.series_id = ?::uuid`, canonical.series_id);
+  }
+  if (f.inSeries !== undefined) {
+    canonical.in_series = f.inSeries;
+    add(f.inSeries ? `t.series_id is not null` : `t.series_id is null`);
   }
   if (anyTags.length > 0) {
     canonical.any_tag = anyTags;

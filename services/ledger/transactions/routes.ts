@@ -56,6 +56,8 @@ export function transactionToProto(r: TransactionView): Transaction {
     metadata: r.metadata as JsonObject,
     counterpartyId: orUndef(r.counterpartyId),
     counterpartyName: orUndef(r.counterpartyName),
+    seriesId: orUndef(r.seriesId),
+    seriesName: orUndef(r.seriesName),
     deletedAt: r.deletedAt ? tsFromIso(r.deletedAt) : undefined,
     createdAt: tsFromIso(r.createdAt),
     updatedAt: tsFromIso(r.updatedAt),

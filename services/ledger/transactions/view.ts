@@ -24,6 +24,7 @@ export const TRANSACTION_COLUMNS = [
   "tag_ids",
   "metadata",
   "counterparty_id",
+  "series_id",
   "deleted_at",
   "created_at",
   "updated_at",
@@ -33,7 +34,7 @@ export const TRANSACTION_COLUMNS = [
 /**
  * Wraps any SELECT that yields transaction rows (alias `t`, columns as in
  * TRANSACTION_COLUMNS) with what a presented transaction needs: account,
- * owner, category, counterparty and tag slugs. Joins run on the page only.
+ * owner, category, counterparty, series and tag slugs. Joins run on the page only.
  * Dates, timestamps and amounts come out as text so nothing is parsed by JS
  * floats or local time zones. Columns are named as TransactionView's fields.
  */
@@ -53,19 +54,21 @@ export function viewSql(inner: string): string {
         (select display_name from categories where slug = 'uncategorized')) as "categoryDisplayName",
       pc.slug as "categoryParentSlug",
       cp.short_id as "counterpartyId", cp.name as "counterpartyName",
+      s.short_id as "seriesId", s.name as "seriesName",
       coalesce((select array_agg(g.slug order by g.slug) from tags g where g.id = any(t.tag_ids)), '{}') as tags
     from (${inner}) t
     join accounts a on a.id = t.account_id
     join users u on u.id = a.user_id
     left join categories c on c.id = t.category_id
     left join categories pc on pc.id = c.parent_id
-    left join counterparties cp on cp.id = t.counterparty_id`;
+    left join counterparties cp on cp.id = t.counterparty_id
+    left join series s on s.id = t.series_id`;
 }
 
 /**
  * A transaction as the API shows it: the row with its account, owner,
- * category, counterparty and tag slugs. References (accountId, userId,
- * counterpartyId) are short ids; dates and timestamps are UTC ISO text;
+ * category, counterparty, series and tag slugs. References (accountId, userId,
+ * counterpartyId, seriesId) are short ids; dates and timestamps are UTC ISO text;
  * `name` is the merchant's name, else the bank's text.
  */
 export interface TransactionView {
@@ -95,6 +98,9 @@ export interface TransactionView {
   metadata: Record<string, unknown>;
   counterpartyId: string | null;
   counterpartyName: string | null;
+  /** The recurring series it belongs to (short id), if any. */
+  seriesId: string | null;
+  seriesName: string | null;
   deletedAt: string | null;
   createdAt: string;
   updatedAt: string;

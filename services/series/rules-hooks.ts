@@ -1,0 +1,75 @@
+import type { Em } from "../db/orm.js";
+import { pgArray, query } from "../db/sql.js";
+import { validation } from "../errors/coffer-error.js";
+import { checkAssignTarget, type AssignSeriesTarget } from "./assign.js";
+
+/**
+ * What the rules engine takes from series (it evaluates them; this module
+ * supplies them):
+ * - the context loader's fields `series` (the series' short id, or "" when
+ *   the transaction belongs to none) and `in_series`, read with
+ *   loadSeriesConditionFields;
+ * - the action `assign_series {series_id | series_name + create_if_missing}`:
+ *   its parameters are checked when a rule is written with
+ *   parseAssignSeriesParams, and it runs as assignSeries (./assign.ts), which
+ *   fills only transactions that belong to no series.
+ */
+
+export { assignSeries, type AssignSeriesResult, type AssignSeriesTarget } from "./assign.js";
+
+/** The series fields a rule condition can test. */
+export interface SeriesConditionFields {
+  /** Short id of the series, "" when none. */
+  series: string;
+  in_series: boolean;
+}
+
+/** The fields for one transaction, from the short id of its series (or null). */
+export const seriesConditionFields = (seriesShortId: string | null): SeriesConditionFields => ({
+  series: seriesShortId ?? "",
+  in_series: seriesShortId !== null,
+});
+
+/** `series` and `in_series` for each of the transactions (UUIDs); unknown ids are left out of the map. */
+export async function loadSeriesConditionFields(
+  em: Em,
+  transactionIds: string[],
+): Promise<Map<string, SeriesConditionFields>> {
+  if (transactionIds.length === 0) return new Map();
+  const rows = await query<{ id: string; series: string | null }>(
+    em,
+    `select t.id, s.short_id as series from transactions t left join series s on s.id = t.series_id
+     where t.id = any(?::uuid[])`,
+    [pgArray(transactionIds)],
+  );
+  return new Map(rows.map((r) => [r.id, seriesConditionFields(r.series)]));
+}
+
+const PARAMS = new Set(["series_id", "series_name", "create_if_missing"]);
+
+/**
+ * An assign_series action's parameters as a rule holds them (JSON, snake
+ * case), checked at write time: an object with either a non-empty series_id
+ * or a series_name (1-200 characters), and create_if_missing (boolean) only
+ * with series_name. `path` names the node in the error (e.g. "actions[2]").
+ * Whether the series exists is known only when the action runs.
+ */
+export function parseAssignSeriesParams(raw: unknown, path = "params"): AssignSeriesTarget {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw validation(`${path} must be an object`);
+  const p = raw as Record<string, unknown>;
+  const unknown = Object.keys(p).find((k) => !PARAMS.has(k));
+  if (unknown !== undefined) throw validation(`${path}.${unknown} is not a parameter of assign_series`);
+  for (const k of ["series_id", "series_name"] as const) {
+    if (p[k] !== undefined && typeof p[k] !== "string") throw validation(`${path}.${k} must be a string`);
+  }
+  if (p.create_if_missing !== undefined && typeof p.create_if_missing !== "boolean") {
+    throw validation(`${path}.create_if_missing must be true or false`);
+  }
+  const target: AssignSeriesTarget = {
+    seriesId: p.series_id as string | undefined,
+    seriesName: p.series_name as string | undefined,
+    createIfMissing: p.create_if_missing,
+  };
+  checkAssignTarget(target, `${path}: `);
+  return target;
+}
