@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: { connect: Code.Internal, http: 500 },
   UNAVAILABLE: { connect: Code.Unavailable, http: 503 },
   UNSUPPORTED_MEDIA_TYPE: { connect: Code.InvalidArgument, http: 415 },
+  INVALID_SIGNATURE: { connect: Code.Unauthenticated, http: 401 },
+  ENCRYPTION_KEY_MISSING: { connect: Code.Internal, http: 500 },
 } as const satisfies Record<string, { connect: Code; http: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,5 +1,6 @@
 import { readEnv } from "../common/env.js";
 import { VERSION } from "../common/version.js";
+import type { ProviderSettings } from "./sync/registry.js";
 
 /** Everything the core reads from the environment. */
 export interface CoreConfig {
@@ -11,6 +12,10 @@ export interface CoreConfig {
   /** Where people reach the REST gateway; used to build the device-code verification URL. */
   publicUrl: string;
   logLevel: string;
+  /** 64 hex characters, or undefined: then provider credentials cannot be stored (ENCRYPTION_KEY_MISSING). */
+  encryptionKey: string | undefined;
+  syncIntervalSeconds: number;
+  providers: ProviderSettings;
 }
 
 export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreConfig {
@@ -26,5 +31,8 @@ export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreCon
     deviceCodeTtlSeconds: e.deviceCodeTtlSeconds,
     publicUrl: e.publicUrl,
     logLevel: e.logLevel,
+    encryptionKey: e.encryptionKey,
+    syncIntervalSeconds: e.syncIntervalSeconds,
+    providers: { plaid: e.plaid, teller: e.teller, simplefin: e.simplefin },
   };
 }

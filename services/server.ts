@@ -10,22 +10,19 @@ import { errorInterceptor } from "./interceptors/errors.js";
 import { purgeVersionsTask } from "./ledger/transactions/versions.js";
 import { startPeriodicTasks, type PeriodicTask, type RunningTasks } from "./periodic.js";
 import { routes } from "./routes.js";
+import { createSyncRuntime, type SyncRuntimeOptions } from "./sync/runtime.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
 
 /**
  * Builds the core server (h2c: Connect, gRPC and gRPC-Web) without listening.
- * Its periodic tasks start when it listens and stop when it closes.
+ * The sync scheduler (pg-boss) starts when it gets ready, its periodic tasks
+ * when it listens; both stop when it closes.
  */
 export async function buildCoreServer(
   orm: Orm,
   config: CoreConfig,
-  opts: { logger?: boolean; periodicTasks?: PeriodicTask[] } = {},
+  opts: { logger?: boolean; periodicTasks?: PeriodicTask[]; sync?: SyncRuntimeOptions } = {},
 ) {
-  const deps: CoreDeps = { orm, config, serviceNames: new Set() };
-  const probe = createConnectRouter();
-  routes(deps)(probe);
-  for (const h of probe.handlers) deps.serviceNames.add(h.service.typeName);
-
   const app = fastify({
     http2: true,
     // Node 20: without this, close() waits for clients to drop their h2 sessions.
@@ -34,6 +31,16 @@ export async function buildCoreServer(
     logController: requestLogController(),
     requestIdHeader: "x-request-id",
   });
+  const deps: CoreDeps = {
+    orm,
+    config,
+    serviceNames: new Set(),
+    sync: createSyncRuntime(orm, config, app.log, opts.sync),
+  };
+  const probe = createConnectRouter();
+  routes(deps)(probe);
+  for (const h of probe.handlers) deps.serviceNames.add(h.service.typeName);
+
   await app.register(fastifyConnectPlugin, {
     routes: routes(deps),
     interceptors: [errorInterceptor, authInterceptor],
@@ -44,11 +51,16 @@ export async function buildCoreServer(
 
   const tasks = opts.periodicTasks ?? [purgeVersionsTask(() => orm.em.fork())];
   let running: RunningTasks | null = null;
+  // Before listening: a core whose job queue cannot start (e.g. its schema is missing) must not serve.
+  app.addHook("onReady", async () => {
+    await deps.sync.scheduler.start();
+  });
   app.addHook("onListen", async () => {
     running = startPeriodicTasks(tasks, app.log);
   });
   app.addHook("onClose", async () => {
+    await deps.sync.scheduler.stop();
     await running?.stop();
   });
-  return app;
+  return Object.assign(app, { sync: deps.sync });
 }

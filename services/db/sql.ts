@@ -81,10 +81,10 @@ export function table(em: Em, name: string): Knex.QueryBuilder {
 /**
  * knex expands an array binding into a list of values, so arrays are passed
  * as one Postgres array literal instead: `where id = any(?::uuid[])` with
- * `pgArray(ids)`. Every element is quoted and escaped.
+ * `pgArray(ids)`. Every element is quoted and escaped; null is SQL NULL.
  */
-export function pgArray(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
+export function pgArray(values: readonly (string | null)[]): string {
+  return `{${values.map((v) => (v === null ? "NULL" : `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`)).join(",")}}`;
 }
 
 /**

@@ -8,9 +8,11 @@ import {
   TagEntity,
   TransactionEntity,
 } from "./ledger.js";
+import { ConnectionEntity, SyncLogEntity, WebhookEventEntity } from "./sync.js";
 
 export * from "./foundation.js";
 export * from "./ledger.js";
+export * from "./sync.js";
 
 export const entities = [
   UserEntity,
@@ -23,4 +25,7 @@ export const entities = [
   TransactionEntity,
   CommentEntity,
   AnnotationEntity,
+  ConnectionEntity,
+  SyncLogEntity,
+  WebhookEventEntity,
 ];
