@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { readEnv } from "../common/env.js";
 import { openDatabase } from "./embedded-postgres.js";
+import { encryptionKeyFor } from "./encryption-key.js";
 
 const BIN = fileURLToPath(new URL("../bin/coffer.js", import.meta.url));
 
@@ -33,7 +34,10 @@ export async function start(env: NodeJS.ProcessEnv) {
 
   const { corePort, restPort, mcpPort, host } = e;
   const shown = host === "0.0.0.0" ? "localhost" : host;
-  const childEnv = { ...env, DATABASE_URL: db.url, COFFER_CORE_URL: e.coreUrl };
+  const childEnv: NodeJS.ProcessEnv = { ...env, DATABASE_URL: db.url, COFFER_CORE_URL: e.coreUrl };
+  // On the embedded database the key lives in the data directory, made on first start.
+  const key = encryptionKeyFor(e);
+  if (key) childEnv.COFFER_ENCRYPTION_KEY = key;
 
   const children: ChildProcess[] = [];
   let stopping = false;

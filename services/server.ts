@@ -10,7 +10,7 @@ import { errorInterceptor } from "./interceptors/errors.js";
 import { purgeVersionsTask } from "./ledger/transactions/versions.js";
 import { startPeriodicTasks, type PeriodicTask, type RunningTasks } from "./periodic.js";
 import { routes } from "./routes.js";
-import { createSyncRuntime, type SyncRuntimeOptions } from "./sync/runtime.js";
+import { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from "./sync/runtime.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
 
 /**
@@ -62,5 +62,15 @@ export async function buildCoreServer(
     await deps.sync.scheduler.stop();
     await running?.stop();
   });
-  return Object.assign(app, { sync: deps.sync });
+  runtimes.set(app, deps.sync);
+  return app;
+}
+
+const runtimes = new WeakMap<object, SyncRuntime>();
+
+/** The sync runtime of a core built by buildCoreServer (tests and the CLI reach its engine and scheduler here). */
+export function syncRuntimeOf(app: object): SyncRuntime {
+  const runtime = runtimes.get(app);
+  if (!runtime) throw new Error("not a core built by buildCoreServer");
+  return runtime;
 }

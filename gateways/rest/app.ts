@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { ConnectError } from "@connectrpc/connect";
 import { Ajv, type ErrorObject } from "ajv";
-import { fastify, type FastifyError, type FastifyReply } from "fastify";
+import { fastify, type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import { loggerOptions, requestLogController } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { drainOnClose } from "../shared/drain.js";
 import { envelope, mapError, type MappedError } from "../shared/error-map.js";
 import { allRoutes } from "./routes/index.js";
-import type { HttpMethod, RestRoute } from "./route.js";
+import { NO_CONTENT, type HttpMethod, type RestRoute } from "./route.js";
 
 export interface RestAppOptions {
   core: CoreClients;
@@ -137,12 +137,13 @@ export async function buildRestApp(opts: RestAppOptions) {
   });
 
   const routes = opts.routes ?? allRoutes;
-  for (const route of routes) {
+  const register = (instance: FastifyInstance, route: RestRoute) =>
     // Path parameters are always text (fastify's router fills them from the URL).
-    app.route<{ Params: Record<string, string> }>({
+    instance.route<{ Params: Record<string, string> }>({
       method: route.method,
       url: route.url,
       schema: route.schema,
+      bodyLimit: route.bodyLimit,
       preValidation: route.bodyOptional
         ? async (req) => {
             if (req.body === undefined || req.body === null) req.body = {};
@@ -156,14 +157,20 @@ export async function buildRestApp(opts: RestAppOptions) {
           opts: callOptions(typeof apiKey === "string" ? apiKey : undefined, req.id),
           params: req.params,
           query: req.query ?? {},
-          body: req.body ?? {},
+          body: req.body ?? (route.rawBody ? Buffer.alloc(0) : {}),
         });
         const status = route.status ?? 200;
-        if (status === 204) return reply.status(204).send();
+        if (status === 204 || result === NO_CONTENT) return reply.status(204).send();
         return reply.status(status).send(result);
       },
     });
-  }
+  for (const route of routes) if (!route.rawBody) register(app, route);
+  // Raw-body routes live in a scope of their own whose only parser hands over the bytes, for any content type.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
+    for (const route of routes) if (route.rawBody) register(scope, route);
+  });
 
   // Known paths with an unsupported method answer 405, not 404 (the probes and /device included).
   const byUrl = new Map<string, Set<HttpMethod>>();

@@ -9,6 +9,7 @@ import { CategoryService } from "../../gen/coffer/v1/categories_pb.js";
 import { CounterpartyService } from "../../gen/coffer/v1/counterparties_pb.js";
 import { TagService } from "../../gen/coffer/v1/tags_pb.js";
 import { TransactionService } from "../../gen/coffer/v1/transactions_pb.js";
+import { ConnectionService, ProviderService, SyncService, WebhookService } from "../../gen/coffer/v1/sync_pb.js";
 
 /** The gateways' only way into Coffer: Connect over HTTP/2 (h2c) to the core. */
 export function coreTransport(baseUrl: string): Transport {
@@ -27,6 +28,10 @@ export function coreClients(transport: Transport) {
     categories: createClient(CategoryService, transport),
     tags: createClient(TagService, transport),
     counterparties: createClient(CounterpartyService, transport),
+    providers: createClient(ProviderService, transport),
+    connections: createClient(ConnectionService, transport),
+    sync: createClient(SyncService, transport),
+    webhooks: createClient(WebhookService, transport),
   };
 }
 

@@ -248,6 +248,7 @@ async function upsertRows(tx: Em, ctx: PageContext, list: Row[]): Promise<Writte
              case when ${PROVIDER_OWNS_CATEGORY} then excluded.category_id end)
          returning t.id, t.account_id, t.provider_transaction_id, (t.xmax = 0) as inserted`,
         [ctx.provider, pgArray(list.map(() => newShortId())), ...arrays],
+        { bound: true },
       ),
     ),
   );
@@ -298,6 +299,7 @@ async function carryOver(tx: Em, ctx: PageContext, successors: Row[], idByKey: M
       pgArray(successors.map((r) => r.pendingPtid)),
       ctx.provider,
     ],
+    { bound: true },
   );
   if (pairs.length === 0) return [];
   const live = pairs.filter((p) => p.live).map((p) => p.old_id);
@@ -338,6 +340,7 @@ async function removeListed(tx: Em, ctx: PageContext, page: SyncPage): Promise<s
        and t.deleted_at is null
      returning t.id`,
     [pgArray(listed.map((l) => l.accountId)), pgArray(listed.map((l) => l.ptid)), ctx.provider],
+    { bound: true },
   );
   return rows.map((r) => r.id);
 }
@@ -371,6 +374,7 @@ async function removeVanishedPending(tx: Em, ctx: PageContext, page: SyncPage, l
       pgArray(list.map((r) => r.accountId)),
       pgArray(list.map((r) => r.ptid)),
     ],
+    { bound: true },
   );
   return rows.map((r) => r.id);
 }

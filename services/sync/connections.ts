@@ -93,13 +93,15 @@ export async function createLinkSession(
  * already has a live connection for (the same Plaid item, the same CSV
  * account name) is that connection, given the new credentials: a CSV file
  * imported again under an account name goes into the same account, and its
- * import starts from the file's first row.
+ * import starts from the file's first row. `runFirstSync: "caller"` leaves
+ * the first sync to the caller (`coffer import csv` runs it in process).
  */
 export async function createConnection(
   em: Em,
   deps: ConnectionDeps,
   actor: Actor,
   req: { provider: string; userId: string; credentials: unknown },
+  opts: { runFirstSync?: "queue" | "caller" } = {},
 ): Promise<ConnectionView> {
   const provider = deps.registry.configured(req.provider);
   const input = checkCredentials(provider.name, provider.info().credentialsSchema, req.credentials);
@@ -125,6 +127,8 @@ export async function createConnection(
            cursor = case when provider = 'csv' then null else cursor end
          where id = ?`,
         [sealed, enrollment.institutionId, enrollment.institutionName, connectionId],
+        // A CSV connection's credentials are its file (megabytes): sent as a bind parameter, not in the SQL text.
+        { bound: true },
       );
     } else {
       await retryOnShortIdClash(() =>
@@ -144,6 +148,7 @@ export async function createConnection(
               enrollment.institutionName,
               sealed,
             ],
+            { bound: true },
           ),
         ),
       );
@@ -154,7 +159,7 @@ export async function createConnection(
     });
     return connectionId;
   });
-  await deps.requestSync(id, "initial");
+  if (opts.runFirstSync !== "caller") await deps.requestSync(id, "initial");
   return loadConnection(em, id);
 }
 

@@ -61,6 +61,9 @@ export type SyncOutcome =
   | { status: "busy" }
   | { status: "skipped"; reason: "not_found" | "disconnected" | "satisfied" | "paused" | "pending_reauth" };
 
+/** The connection was marked as needing a login after the sync (its log `l`) started. */
+const BROKEN_SINCE = "c.status = 'pending_reauth' and c.updated_at > l.started_at";
+
 /** Who the audit timeline names for what a sync does. */
 const syncActor = (provider: string): Actor => ({ type: "system", id: null, keyId: null, name: `sync (${provider})` });
 
@@ -141,10 +144,15 @@ export class SyncEngine {
       await this.endLog(tx, syncLogId, "success", null);
       await query(
         tx,
-        `update connections set status = ?, error_code = null, error_message = null, last_synced_at = now(),
-           last_success_started_at = (select started_at from sync_logs where id = ?), updated_at = now()
-         where id = ? and status <> 'disconnected'`,
-        [HEALTHY.status, syncLogId, conn.id],
+        // A login reported broken (a webhook) after this sync started is not repaired by its success.
+        `update connections c set
+           status = case when ${BROKEN_SINCE} then c.status else ? end,
+           error_code = case when ${BROKEN_SINCE} then c.error_code end,
+           error_message = case when ${BROKEN_SINCE} then c.error_message end,
+           last_synced_at = now(), last_success_started_at = l.started_at, updated_at = now()
+         from sync_logs l
+         where c.id = ? and l.id = ? and c.status <> 'disconnected'`,
+        [HEALTHY.status, conn.id, syncLogId],
       );
     });
     this.deps.log.info({ connection: conn.shortId, ...counts }, "sync finished");

@@ -1,14 +1,9 @@
 import PgBoss from "pg-boss";
 import { SYNC_TRIGGERS, type SyncTrigger } from "../db/entities/index.js";
-import { JOB_SCHEMA } from "../db/job-queue-schema.js";
+import { DUE_QUEUE, JOB_SCHEMA, SYNC_QUEUE } from "../db/job-queue-schema.js";
 import type { Em } from "../db/orm.js";
 import { query } from "../db/sql.js";
 import type { EngineLogger, SyncEngine } from "./engine.js";
-
-/** The queue of sync requests; a job names one connection. */
-export const SYNC_QUEUE = "coffer-sync";
-/** A cron job that queues the syncs the schedule has made due. */
-export const DUE_QUEUE = "coffer-sync-due";
 
 export interface SchedulerOptions {
   databaseUrl: string;
@@ -29,6 +24,12 @@ export interface SchedulerOptions {
   pollingIntervalSeconds?: number;
   /** When a job finds the connection busy, it is asked again this much later. */
   busyDelaySeconds?: number;
+  /**
+   * Whether this core takes part in the schedule (the per-minute cron job that
+   * queues due syncs); default true. Without it the core still runs every
+   * sync that is requested, by anyone.
+   */
+  schedule?: boolean;
 }
 
 interface SyncJob {
@@ -73,22 +74,14 @@ export class SyncScheduler {
       schema: JOB_SCHEMA,
       // The schema is installed and upgraded by `migrate` (services/db/job-queue-schema.ts), never here.
       migrate: false,
+      // pg-boss's cron clock runs only where the schedule does.
+      schedule: o.schedule !== false,
       max: 4,
       application_name: "coffer jobs",
     });
     boss.on("error", (err: Error) => o.log.warn({ err: { type: err.name, message: err.message } }, "job queue error"));
     await boss.start();
     this.boss = boss;
-    await boss.createQueue(SYNC_QUEUE, {
-      name: SYNC_QUEUE,
-      policy: "short",
-      retryLimit: o.retryLimit ?? 5,
-      retryDelay: o.retryDelaySeconds ?? 60,
-      retryBackoff: true,
-      expireInSeconds: o.expireInSeconds ?? 3 * 3600,
-    });
-    await boss.createQueue(DUE_QUEUE, { name: DUE_QUEUE, policy: "short", retryLimit: 0 });
-    await boss.schedule(DUE_QUEUE, "* * * * *");
     const polling = { pollingIntervalSeconds: o.pollingIntervalSeconds ?? 2, batchSize: 1 };
     for (let i = 0; i < (o.workers ?? 2); i++) {
       this.workerIds.push(
@@ -97,7 +90,10 @@ export class SyncScheduler {
         ),
       );
     }
-    this.workerIds.push(await boss.work(DUE_QUEUE, polling, () => this.track(this.queueDueSyncs())));
+    if (o.schedule !== false) {
+      await boss.schedule(DUE_QUEUE, "* * * * *", {}, { retryLimit: 0 });
+      this.workerIds.push(await boss.work(DUE_QUEUE, polling, () => this.track(this.queueDueSyncs())));
+    }
   }
 
   /** Keeps a job's promise until it settles, so stop() can wait for syncs in flight. */
@@ -110,9 +106,14 @@ export class SyncScheduler {
   async requestSync(connectionId: string, trigger: SyncTrigger, startAfterSeconds = 0): Promise<void> {
     const boss = this.boss;
     if (!boss || (this.stopping && startAfterSeconds === 0)) throw new Error("the sync scheduler is not running");
+    const o = this.opts;
     await boss.send(SYNC_QUEUE, { connectionId, trigger } satisfies SyncJob, {
       singletonKey: connectionId,
       startAfter: startAfterSeconds,
+      retryLimit: o.retryLimit ?? 5,
+      retryDelay: o.retryDelaySeconds ?? 60,
+      retryBackoff: true,
+      expireInSeconds: o.expireInSeconds ?? 3 * 3600,
     });
     if (startAfterSeconds === 0) for (const id of this.workerIds) boss.notifyWorker(id);
   }

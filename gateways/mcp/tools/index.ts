@@ -1,6 +1,7 @@
 import type { ToolDef } from "../tool.js";
 import { listUsers, whoami } from "./identity.js";
 import { referenceTools } from "./reference.js";
+import { syncTools } from "./sync.js";
 import { transactionReadTools } from "./transactions-read.js";
 import { transactionWriteTools } from "./transactions-write.js";
 
@@ -10,4 +11,5 @@ export const allTools: ToolDef[] = [
   ...referenceTools,
   ...transactionReadTools,
   ...transactionWriteTools,
+  ...syncTools,
 ];

@@ -447,6 +447,25 @@ describe("the status machine", () => {
     expect(w.log.lines.join("\n")).not.toMatch(/shh-secret|access-t/);
   });
 
+  it("leaves a login reported broken during a sync waiting for repair, even when that sync succeeds", async () => {
+    const { id, provider } = await fresh();
+    provider.push({ added: [tx("race-a")] }, { added: [tx("race-b")] });
+    const reached = provider.blockAfter(1);
+    const running = w.engine.run(id, { trigger: "manual" });
+    await reached;
+    // What the webhook handler does when the provider says the login broke.
+    await query(
+      em(),
+      `update connections set status = 'pending_reauth', error_code = 'REAUTH_REQUIRED', error_message = 'log in',
+         updated_at = now() where id = ?`,
+      [id],
+    );
+    provider.release();
+    expect(await running).toMatchObject({ status: "success", added: 2 });
+    expect(await connectionRow(id)).toMatchObject({ status: "pending_reauth", error_code: "REAUTH_REQUIRED" });
+    expect((await connectionRow(id)).last_synced_at).not.toBeNull();
+  });
+
   it("skips a scheduled sync of a paused connection but runs a manual one", async () => {
     const { id, provider } = await fresh();
     provider.push({ added: [tx("paused")] });

@@ -10,7 +10,7 @@ import {
   type ProviderInfo,
   type SyncPage,
 } from "../provider.js";
-import { readCsv, type CsvRow, type CsvRowError, type ParsedCsv } from "./rows.js";
+import { readCsv, type CsvReadOptions, type CsvRow, type CsvRowError, type ParsedCsv } from "./rows.js";
 import { decodeCsvInput } from "./text.js";
 
 /** Rows per page: each page is one database transaction in the sync engine. */
@@ -49,12 +49,36 @@ export const csvItemId = (name: string) => name.trim().replace(/\s+/g, " ").toLo
 
 const stored = (c: Credentials) => c as unknown as CsvCredentials;
 
+const fileHash = (text: string) => createHash("sha256").update(text).digest("base64url").slice(0, 22);
+
+/**
+ * The last file read and how, so that the sync that follows an enrollment in
+ * the same process (the first import) does not parse the file a second time.
+ * One entry: a file's rows are large, and only the latest import needs them.
+ */
+let lastRead: { key: string; parsed: ParsedCsv } | null = null;
+
+const readKey = (text: string, opts: CsvReadOptions) => `${fileHash(text)}:${JSON.stringify(opts)}`;
+
+function readOnce(text: string, opts: CsvReadOptions): ParsedCsv {
+  const key = readKey(text, opts);
+  if (lastRead?.key !== key) lastRead = { key, parsed: readCsv(text, opts) };
+  return lastRead.parsed;
+}
+
+function remember(text: string, opts: CsvReadOptions, parsed: ParsedCsv): void {
+  lastRead = { key: readKey(text, opts), parsed };
+}
+
+/** The options a stored connection reads its file with (in the order `read` passes them). */
+const settled = (p: ParsedCsv, positiveIsDebit: boolean): CsvReadOptions => ({
+  columnMapping: p.mapping,
+  dateFormat: p.dateFormat,
+  positiveIsDebit,
+});
+
 const read = (c: CsvCredentials): ParsedCsv =>
-  readCsv(c.csv, {
-    columnMapping: c.column_mapping,
-    dateFormat: c.date_format,
-    positiveIsDebit: c.positive_is_debit,
-  });
+  readOnce(c.csv, { columnMapping: c.column_mapping, dateFormat: c.date_format, positiveIsDebit: c.positive_is_debit });
 
 /** Where an import stands: the file (by hash) and how many of its rows are committed. */
 const cursorOf = (hash: string, next: number) => `csv1:${hash}:${next}`;
@@ -131,6 +155,8 @@ export class CsvProvider implements Provider {
       dateFormat: input.date_format,
       positiveIsDebit: input.positive_is_debit === true,
     });
+    // The sync reads the file with the mapping and format settled here, which reads it exactly like this.
+    remember(text, settled(parsed, input.positive_is_debit === true), parsed);
     const credentials: CsvCredentials = {
       csv: text,
       column_mapping: parsed.mapping,
@@ -168,7 +194,7 @@ export class CsvProvider implements Provider {
   async *sync(credentials: Credentials, cursor: string | null): AsyncIterable<SyncPage> {
     const c = stored(credentials);
     const parsed = read(c);
-    const hash = createHash("sha256").update(c.csv).digest("base64url").slice(0, 22);
+    const hash = fileHash(c.csv);
     const start = startOf(cursor, hash);
     const { rows, errors } = parsed;
     if (rows.length === 0) {

@@ -58,33 +58,53 @@ interface RawRecord {
   cells: string[];
 }
 
-/** Splits the text into records with the line each starts on; a record csv-parse cannot read is a line's error. */
+/** Line breaks inside a record's quoted fields: a record that holds them spans that many more lines. */
+function lineBreaksIn(cells: string[]): number {
+  let n = 0;
+  for (const c of cells) {
+    if (!c.includes("\n") && !c.includes("\r")) continue;
+    n += c.match(/\r\n|\r|\n/g)!.length;
+  }
+  return n;
+}
+
+/**
+ * Splits the text into records with the line each starts on. A record
+ * csv-parse cannot read (broken quoting) is an error of the line it starts on,
+ * and the others are still read. Lines are counted here rather than asked of
+ * csv-parse per record, which costs more than the parsing itself.
+ */
 function records(text: string, delimiter: Delimiter, errors: CsvRowError[]): RawRecord[] {
-  const skips: { end: number; reason: string }[] = [];
-  const parsed = parse(text, {
+  const skips: { before: number; lines: number; reason: string }[] = [];
+  const parsed: string[][] = parse(text, {
     delimiter,
-    info: true,
     relax_column_count: true,
     relax_quotes: true,
     skip_empty_lines: false,
     skip_records_with_error: true,
     on_skip: (err: CsvError | undefined) => {
-      if (err) skips.push({ end: (err as CsvError & { lines?: number }).lines ?? 0, reason: describeParseError(err) });
+      if (!err) return;
+      const e = err as CsvError & { lines?: number; records?: number };
+      skips.push({ before: e.records ?? 0, lines: e.lines ?? 0, reason: describeParseError(err) });
     },
-  }) as unknown as { info: { lines: number }; record: string[] }[];
-  // Records and skipped records in file order, by the line each ends on; each starts after the previous one.
-  const events = [
-    ...parsed.map((p) => ({ end: p.info.lines, cells: p.record, reason: null })),
-    ...skips.map((s) => ({ end: s.end, cells: null, reason: s.reason })),
-  ].sort((a, b) => a.end - b.end);
+  });
   const out: RawRecord[] = [];
-  let lastLine = 0;
-  for (const e of events) {
-    const line = lastLine + 1;
-    lastLine = Math.max(lastLine, e.end);
-    if (e.cells === null) errors.push({ line, reason: e.reason });
-    else if (!(e.cells.length === 1 && e.cells[0].trim() === "")) out.push({ line, cells: e.cells });
+  let line = 1;
+  let s = 0;
+  const skipUpTo = (r: number) => {
+    for (; s < skips.length && skips[s].before <= r; s++) {
+      errors.push({ line, reason: skips[s].reason });
+      line = Math.max(line, skips[s].lines) + 1;
+    }
+  };
+  for (let r = 0; r < parsed.length; r++) {
+    skipUpTo(r);
+    const cells = parsed[r];
+    const start = line;
+    line += 1 + lineBreaksIn(cells);
+    if (!(cells.length === 1 && cells[0].trim() === "")) out.push({ line: start, cells });
   }
+  skipUpTo(Infinity);
   return out;
 }
 

@@ -1,4 +1,3 @@
-import { isCalendarDate } from "../../../../common/validation.js";
 import { canonicalAmount } from "../../../shared/validate.js";
 
 /** The date formats bank exports use; the slash formats need `date_format` (or a day over 12) to tell them apart. */
@@ -23,8 +22,16 @@ export function parseDateCell(raw: string, format: DateFormat): string | null {
   else if (format === "DD/MM/YYYY" && (match = SLASH.exec(s))) [, d, m, y] = match;
   else if (format === "DD.MM.YYYY" && (match = DOTS.exec(s))) [, d, m, y] = match;
   else return null;
-  const date = `${y}-${pad(m)}-${pad(d)}`;
-  return isCalendarDate(date) ? date : null;
+  return isDay(Number(y), Number(m), Number(d)) ? `${y}-${pad(m)}-${pad(d)}` : null;
+}
+
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Whether a day exists (no 31 April, 29 February only in leap years), without building a Date per row. */
+function isDay(y: number, m: number, d: number): boolean {
+  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
+  const leap = m === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return d <= DAYS[m - 1] + (leap ? 1 : 0);
 }
 
 /**
