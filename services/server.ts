@@ -10,6 +10,7 @@ import { errorInterceptor } from "./interceptors/errors.js";
 import { purgeVersionsTask } from "./ledger/transactions/versions.js";
 import { startPeriodicTasks, type PeriodicTask, type RunningTasks } from "./periodic.js";
 import { routes } from "./routes.js";
+import { purgeWebhookEventsTask } from "./sync/retention.js";
 import { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from "./sync/runtime.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
 
@@ -49,7 +50,10 @@ export async function buildCoreServer(
     shutdownTimeoutMs: 10_000,
   });
 
-  const tasks = opts.periodicTasks ?? [purgeVersionsTask(() => orm.em.fork())];
+  const tasks = opts.periodicTasks ?? [
+    purgeVersionsTask(() => orm.em.fork()),
+    purgeWebhookEventsTask(() => orm.em.fork()),
+  ];
   let running: RunningTasks | null = null;
   // Before listening: a core whose job queue cannot start (e.g. its schema is missing) must not serve.
   app.addHook("onReady", async () => {

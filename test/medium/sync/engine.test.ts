@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { query } from "../../../services/db/sql.js";
 import { ProviderError } from "../../../services/sync/providers/provider.js";
+import { purgeWebhookEvents } from "../../../services/sync/retention.js";
 import type { PageCommitted, SyncFinished } from "../../../services/sync/hooks.js";
 import { deleteTransaction } from "../../../services/ledger/transactions/lifecycle.js";
 import { updateTransactionTags } from "../../../services/ledger/transactions/tags.js";
@@ -498,5 +499,27 @@ describe("one sync per connection at a time", () => {
     provider.release();
     expect(await first).toMatchObject({ status: "success", added: 2 });
     expect(provider.maxRunning).toBe(1);
+  });
+});
+
+describe("webhook event retention", () => {
+  it("drops rejected and duplicate deliveries after a week and every event after three months", async () => {
+    const ins = (status: string, days: number) =>
+      query(
+        em(),
+        `insert into webhook_events (id, short_id, provider, status, body, received_at)
+         values (gen_random_uuid(), substr(md5(random()::text), 1, 8), 'plaid', ?, '\\x7b7d', now() - make_interval(days => ?))`,
+        [status, days],
+      );
+    await query(em(), `delete from webhook_events`);
+    await ins("rejected", 8);
+    await ins("duplicate", 8);
+    await ins("rejected", 2);
+    await ins("accepted", 30);
+    await ins("accepted", 91);
+    await ins("ignored", 95);
+    expect(await purgeWebhookEvents(em())).toBe(4);
+    const left = await query<{ status: string }>(em(), `select status from webhook_events order by status`);
+    expect(left.map((r) => r.status)).toEqual(["accepted", "rejected"]);
   });
 });
