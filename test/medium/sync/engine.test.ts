@@ -508,7 +508,8 @@ describe("webhook event retention", () => {
       query(
         em(),
         `insert into webhook_events (id, short_id, provider, status, body, received_at)
-         values (gen_random_uuid(), substr(md5(random()::text), 1, 8), 'plaid', ?, '\\x7b7d', now() - make_interval(days => ?))`,
+         values (gen_random_uuid(), substr(md5(random()::text), 1, 8), 'plaid', ?, '\\x7b7d',
+           now() - make_interval(days => ?))`,
         [status, days],
       );
     await query(em(), `delete from webhook_events`);
