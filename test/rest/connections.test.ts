@@ -282,6 +282,11 @@ describe("actions on a connection", () => {
       c.id,
     ]);
     expect(accounts).toHaveLength(1);
+    expect((await req("GET", `/api/v1/accounts/${accounts[0].id}`)).json()).toMatchObject({
+      connection_id: c.short_id,
+      provider: "plaid",
+      user_id: ann.shortId,
+    });
     const removedBefore = plaid.removed.length;
 
     const res = await req("DELETE", `/api/v1/connections/${c.short_id}`);
