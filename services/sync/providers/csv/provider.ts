@@ -70,6 +70,11 @@ function remember(text: string, opts: CsvReadOptions, parsed: ParsedCsv): void {
   lastRead = { key: readKey(text, opts), parsed };
 }
 
+/** Lets go of a file's rows once its import has read them all. */
+function forget(parsed: ParsedCsv): void {
+  if (lastRead?.parsed === parsed) lastRead = null;
+}
+
 /** The options a stored connection reads its file with (in the order `read` passes them). */
 const settled = (p: ParsedCsv, positiveIsDebit: boolean): CsvReadOptions => ({
   columnMapping: p.mapping,
@@ -207,6 +212,7 @@ export class CsvProvider implements Provider {
         skipped: errors.map(rowRef),
         nextCursor: cursorOf(hash, 0),
       };
+      forget(parsed);
       return;
     }
     for (let from = start; from < rows.length; from += CSV_PAGE_ROWS) {
@@ -223,6 +229,7 @@ export class CsvProvider implements Provider {
         nextCursor: cursorOf(hash, to),
       };
     }
+    forget(parsed);
   }
 
   private toTransaction(r: CsvRow, c: CsvCredentials) {
