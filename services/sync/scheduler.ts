@@ -35,6 +35,8 @@ export interface SchedulerOptions {
 interface SyncJob {
   connectionId: string;
   trigger: SyncTrigger;
+  /** When the sync was first asked for (database time, ISO), if before this job was queued (a deferred job). */
+  requestedAt?: string;
 }
 
 const isSyncJob = (d: unknown): d is SyncJob =>
@@ -103,11 +105,16 @@ export class SyncScheduler {
   }
 
   /** Queues a sync of the connection; a sync already waiting for it absorbs this one. */
-  async requestSync(connectionId: string, trigger: SyncTrigger, startAfterSeconds = 0): Promise<void> {
+  async requestSync(connectionId: string, trigger: SyncTrigger): Promise<void> {
+    await this.send({ connectionId, trigger }, 0);
+  }
+
+  private async send(job: SyncJob, startAfterSeconds: number): Promise<void> {
     const boss = this.boss;
     if (!boss || (this.stopping && startAfterSeconds === 0)) throw new Error("the sync scheduler is not running");
     const o = this.opts;
-    await boss.send(SYNC_QUEUE, { connectionId, trigger } satisfies SyncJob, {
+    const { connectionId } = job;
+    await boss.send(SYNC_QUEUE, job, {
       singletonKey: connectionId,
       startAfter: startAfterSeconds,
       retryLimit: o.retryLimit ?? 5,
@@ -121,14 +128,15 @@ export class SyncScheduler {
   private async runJob(job: PgBoss.JobWithMetadata<SyncJob>): Promise<object> {
     if (!isSyncJob(job.data)) return { ignored: "malformed job" };
     const { connectionId, trigger } = job.data;
-    const outcome = await this.opts.engine.run(connectionId, {
-      trigger,
-      requestedAt: job.createdOn,
-      signal: this.abort.signal,
-    });
+    const requestedAt = job.data.requestedAt ? new Date(job.data.requestedAt) : job.createdOn;
+    const outcome = await this.opts.engine.run(connectionId, { trigger, requestedAt, signal: this.abort.signal });
     switch (outcome.status) {
       case "busy":
-        await this.requestSync(connectionId, trigger, this.opts.busyDelaySeconds ?? 15);
+        // Asked again later, still as of the first request: the sync running now may turn out to answer it.
+        await this.send(
+          { connectionId, trigger, requestedAt: requestedAt.toISOString() },
+          this.opts.busyDelaySeconds ?? 15,
+        );
         return { deferred: "another sync of this connection is running" };
       case "interrupted":
         if (!this.abort.signal.aborted) return { interrupted: outcome.syncLogId };
