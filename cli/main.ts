@@ -15,6 +15,7 @@ const lazy = {
   apiKeys: () => import("../services/auth/api-keys.js"),
   deviceCodes: () => import("../services/auth/device-codes.js"),
   demo: () => import("./demo.js"),
+  importCsv: () => import("./import-csv.js").then((m) => m.importCsv),
 };
 
 const HELP = `coffer — self-hosted financial data for households and their AI agents
@@ -34,11 +35,16 @@ Commands:
   device deny <user_code>     decide a device-code login request
   demo                        load a demo household (2 people, 4 accounts, ~2,000 transactions
                               in USD and EUR); safe to rerun
+  import csv FILE --account NAME [--currency CODE] [--user ID] [--date-format F]
+             [--positive-is-debit] [--mapping date=Date,amount=Amount,...]
+                              import a bank's CSV export into an account (created on first import)
+                              straight on the database; importing the same rows again adds nothing
   help                        this text
 
 Environment: DATABASE_URL, COFFER_DATA_DIR, COFFER_CORE_PORT, COFFER_REST_PORT, COFFER_MCP_PORT,
 COFFER_CORE_URL, COFFER_HOST, COFFER_PUBLIC_URL, COFFER_DEVICE_CODE_TTL_SECONDS, COFFER_API_KEY,
-COFFER_EMBEDDED_PG_PORT, COFFER_LOG_LEVEL (see README.md).
+COFFER_EMBEDDED_PG_PORT, COFFER_LOG_LEVEL, COFFER_ENCRYPTION_KEY, COFFER_SYNC_INTERVAL, PLAID_*,
+TELLER_*, SIMPLEFIN_* (see README.md).
 `;
 
 function fail(message: string): never {
@@ -59,6 +65,35 @@ async function keys(args: string[]) {
     async (em) => (await createApiKey(em, { name: values.name!, scope: values.scope!, userId: values.user })).plaintext,
   );
   process.stdout.write(`${plaintext}\n`);
+}
+
+async function importCommand(args: string[]) {
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      account: { type: "string" },
+      user: { type: "string" },
+      currency: { type: "string" },
+      "date-format": { type: "string" },
+      "positive-is-debit": { type: "boolean" },
+      mapping: { type: "string" },
+    },
+  });
+  const [kind, file] = positionals;
+  if (kind !== "csv" || !file || !values.account)
+    fail("usage: coffer import csv FILE --account NAME [--currency CODE]");
+  const importCsv = await lazy.importCsv();
+  const summary = await importCsv({
+    file,
+    account: values.account,
+    user: values.user,
+    currency: values.currency,
+    dateFormat: values["date-format"],
+    positiveIsDebit: values["positive-is-debit"],
+    mapping: values.mapping,
+  });
+  process.stdout.write(`${summary}\n`);
 }
 
 async function device(args: string[]) {
@@ -118,6 +153,8 @@ export async function main(argv: string[]) {
         return await keys(rest);
       case "device":
         return await device(rest);
+      case "import":
+        return await importCommand(rest);
       case "demo": {
         const [withOrm, { loadDemo, describeDemo }] = await Promise.all([lazy.withOrm(), lazy.demo()]);
         process.stdout.write(describeDemo(await withOrm((em) => loadDemo(em))));

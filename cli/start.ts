@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { readEnv } from "../common/env.js";
 import { openDatabase } from "./embedded-postgres.js";
 import { CrashRecord, DEFAULT_RESTART_POLICY } from "./restart-policy.js";
+import { encryptionKeyFor } from "./encryption-key.js";
 
 const BIN = fileURLToPath(new URL("../bin/coffer.js", import.meta.url));
 const CHILDREN = ["core", "rest", "mcp"] as const;
@@ -59,7 +60,10 @@ export async function start(env: NodeJS.ProcessEnv) {
 
   const { corePort, restPort, mcpPort, host } = e;
   const shown = host === "0.0.0.0" ? "localhost" : host;
-  const childEnv = { ...env, DATABASE_URL: db.url, COFFER_CORE_URL: e.coreUrl };
+  const childEnv: NodeJS.ProcessEnv = { ...env, DATABASE_URL: db.url, COFFER_CORE_URL: e.coreUrl };
+  // On the embedded database the key lives in the data directory, made on first start.
+  const key = encryptionKeyFor(e);
+  if (key) childEnv.COFFER_ENCRYPTION_KEY = key;
 
   const running = new Map<ChildName, ChildProcess>();
   const pendingRestarts = new Map<ChildName, NodeJS.Timeout>();

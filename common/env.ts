@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /**
  * The one reader of Coffer's environment. Every process (core, gateways, CLI)
  * takes its ports, hosts and URLs from here, so each default is written once
@@ -36,6 +38,41 @@ export interface CofferEnv {
   allowedHosts: string[];
   /** Browser origins the MCP gateway accepts besides COFFER_PUBLIC_URL's (and loopback ones on loopback). */
   mcpAllowedOrigins: string[];
+  /** 64 hex characters (32 bytes) encrypting provider credentials; unset: credentials cannot be stored. */
+  encryptionKey: string | undefined;
+  /** How often each connection is synced by the schedule. */
+  syncIntervalSeconds: number;
+  /** Plaid, when PLAID_CLIENT_ID and PLAID_SECRET are set. */
+  plaid: PlaidEnv | null;
+  /** Teller, when TELLER_APPLICATION_ID is set. */
+  teller: TellerEnv | null;
+  simplefin: SimplefinEnv;
+}
+
+export interface PlaidEnv {
+  clientId: string;
+  secret: string;
+  /** https://sandbox.plaid.com, https://production.plaid.com, or PLAID_BASE_URL (no trailing slash). */
+  baseUrl: string;
+  /** Where Plaid sends this server's webhooks (given to Link when a connection is made). */
+  webhookUrl: string;
+}
+
+export interface TellerEnv {
+  applicationId: string;
+  /** Teller Connect's environment; the access token decides which data the API serves. */
+  environment: "sandbox" | "development" | "production";
+  baseUrl: string;
+  /** The application's client certificate and key (PEM); required outside the sandbox. */
+  certificate: string | null;
+  privateKey: string | null;
+  /** Webhook signing secrets (two during a rotation). */
+  webhookSecrets: string[];
+}
+
+export interface SimplefinEnv {
+  /** SimpleFIN Bridge can take a minute to answer; a longer request is abandoned and retried later. */
+  timeoutSeconds: number;
 }
 
 export class EnvError extends Error {
@@ -114,6 +151,96 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return v as T;
 }
 
+/** A duration written `90s`, `30m`, `12h`, `1d` or as plain seconds. */
+function duration(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const v = raw(env, name);
+  if (v === undefined) return fallback;
+  const m = /^(\d{1,9})([smhd]?)$/.exec(v);
+  const seconds = m
+    ? Number(m[1]) * { "": 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as "" | "s" | "m" | "h" | "d"]
+    : NaN;
+  if (!(seconds >= min && seconds <= max)) {
+    throw new EnvError(name, `must be a duration such as 30m, 12h or 1d, from ${min}s to ${max / 86400}d`, v);
+  }
+  return seconds;
+}
+
+/** PEM text given inline or as a path to a file holding it. */
+function pem(env: Env, name: string): string | null {
+  const v = env[name]?.trim();
+  if (!v) return null;
+  // A PEM pasted into one line of an env file often carries its line breaks as the two characters \n.
+  if (v.startsWith("-----BEGIN ")) return v.replace(/\\n/g, "\n");
+  let text: string;
+  try {
+    text = readFileSync(v, "utf8");
+  } catch {
+    throw new EnvError(name, "must be PEM text or the path of a readable PEM file", v);
+  }
+  if (!text.includes("-----BEGIN ")) throw new EnvError(name, "names a file that holds no PEM block", v);
+  return text;
+}
+
+const PLAID_ENVIRONMENTS = {
+  sandbox: "https://sandbox.plaid.com",
+  production: "https://production.plaid.com",
+} as const;
+
+function plaidEnv(env: Env, publicUrl: string): PlaidEnv | null {
+  const clientId = raw(env, "PLAID_CLIENT_ID");
+  const secret = raw(env, "PLAID_SECRET");
+  if (!clientId && !secret) return null;
+  if (!clientId) throw new EnvError("PLAID_CLIENT_ID", "must be set together with PLAID_SECRET", "");
+  if (!secret) throw new EnvError("PLAID_SECRET", "must be set together with PLAID_CLIENT_ID", "");
+  const given = raw(env, "PLAID_BASE_URL");
+  if (!given && !raw(env, "PLAID_ENV")) {
+    throw new EnvError("PLAID_ENV", "must be sandbox or production (or set PLAID_BASE_URL)", "");
+  }
+  return {
+    clientId,
+    secret,
+    baseUrl: given
+      ? httpUrl(env, "PLAID_BASE_URL", given)
+      : PLAID_ENVIRONMENTS[oneOf(env, "PLAID_ENV", ["sandbox", "production"] as const, "sandbox")],
+    webhookUrl: httpUrl(env, "PLAID_WEBHOOK_URL", `${publicUrl}/webhooks/plaid`),
+  };
+}
+
+function tellerEnv(env: Env): TellerEnv | null {
+  const applicationId = raw(env, "TELLER_APPLICATION_ID");
+  if (!applicationId) return null;
+  const environment = oneOf(env, "TELLER_ENV", ["sandbox", "development", "production"] as const, "sandbox");
+  const certificate = pem(env, "TELLER_CERT");
+  const privateKey = pem(env, "TELLER_KEY");
+  if (!certificate !== !privateKey) {
+    const missing = certificate ? "TELLER_KEY" : "TELLER_CERT";
+    throw new EnvError(missing, "must be set together with the other of TELLER_CERT and TELLER_KEY", "");
+  }
+  if (!certificate && environment !== "sandbox") {
+    throw new EnvError("TELLER_CERT", `is required when TELLER_ENV is ${environment}`, "");
+  }
+  return {
+    applicationId,
+    environment,
+    baseUrl: httpUrl(env, "TELLER_BASE_URL", "https://api.teller.io"),
+    certificate,
+    privateKey,
+    webhookSecrets: (raw(env, "TELLER_WEBHOOK_SECRETS") ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  };
+}
+
+function encryptionKey(env: Env): string | undefined {
+  const v = raw(env, "COFFER_ENCRYPTION_KEY");
+  if (v === undefined) return undefined;
+  if (!/^[0-9a-fA-F]{64}$/.test(v)) {
+    throw new EnvError("COFFER_ENCRYPTION_KEY", "must be 64 hex characters (32 bytes)", `${v.length} characters`);
+  }
+  return v.toLowerCase();
+}
+
 export const DEFAULTS = {
   dataDir: ".coffer",
   embeddedPgPort: 54329,
@@ -126,12 +253,15 @@ export const DEFAULTS = {
   coreTimeoutMs: 10_000,
   restartBackoffMs: 500,
   statementTimeoutMs: 15_000,
+  syncIntervalSeconds: 12 * 3600,
+  simplefinTimeoutSeconds: 120,
 } as const;
 
 /** Reads and checks every COFFER_* variable (and DATABASE_URL); throws EnvError naming the first bad one. */
 export function readEnv(env: Env = process.env): CofferEnv {
   const corePort = port(env, "COFFER_CORE_PORT", DEFAULTS.corePort);
   const restPort = port(env, "COFFER_REST_PORT", DEFAULTS.restPort);
+  const publicUrl = httpUrl(env, "COFFER_PUBLIC_URL", `http://localhost:${restPort}`);
   return {
     databaseUrl: raw(env, "DATABASE_URL"),
     dataDir: raw(env, "COFFER_DATA_DIR") ?? DEFAULTS.dataDir,
@@ -141,7 +271,7 @@ export function readEnv(env: Env = process.env): CofferEnv {
     restPort,
     mcpPort: port(env, "COFFER_MCP_PORT", DEFAULTS.mcpPort),
     coreUrl: httpUrl(env, "COFFER_CORE_URL", `http://127.0.0.1:${corePort}`),
-    publicUrl: httpUrl(env, "COFFER_PUBLIC_URL", `http://localhost:${restPort}`),
+    publicUrl,
     logLevel: oneOf(env, "COFFER_LOG_LEVEL", LOG_LEVELS, DEFAULTS.logLevel),
     deviceCodeTtlSeconds: integer(
       env,
@@ -156,5 +286,12 @@ export function readEnv(env: Env = process.env): CofferEnv {
     apiKey: raw(env, "COFFER_API_KEY"),
     allowedHosts: hostList(env, "COFFER_ALLOWED_HOSTS"),
     mcpAllowedOrigins: originList(env, "COFFER_MCP_ALLOWED_ORIGINS"),
+    encryptionKey: encryptionKey(env),
+    syncIntervalSeconds: duration(env, "COFFER_SYNC_INTERVAL", DEFAULTS.syncIntervalSeconds, 60, 30 * 86400),
+    plaid: plaidEnv(env, publicUrl),
+    teller: tellerEnv(env),
+    simplefin: {
+      timeoutSeconds: integer(env, "SIMPLEFIN_TIMEOUT_SECONDS", DEFAULTS.simplefinTimeoutSeconds, 1, 3600),
+    },
   };
 }

@@ -36,6 +36,8 @@ export const ERROR_CODES = {
   REQUEST_TIMEOUT: { connect: Code.DeadlineExceeded, http: 408 },
   ORIGIN_MISMATCH: { connect: Code.PermissionDenied, http: 403 },
   INVALID_HOST: { connect: Code.PermissionDenied, http: 403 },
+  INVALID_SIGNATURE: { connect: Code.Unauthenticated, http: 401 },
+  ENCRYPTION_KEY_MISSING: { connect: Code.Internal, http: 500 },
 } as const satisfies Record<string, { connect: Code; http: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,5 +1,6 @@
 import { readEnv } from "../common/env.js";
 import { VERSION } from "../common/version.js";
+import type { ProviderSettings } from "./sync/registry.js";
 
 /** Everything the core reads from the environment. */
 export interface CoreConfig {
@@ -13,6 +14,10 @@ export interface CoreConfig {
   logLevel: string;
   /** statement_timeout of every database connection the core serves with (ms; 0: none). */
   statementTimeoutMs: number;
+  /** 64 hex characters, or undefined: then provider credentials cannot be stored (ENCRYPTION_KEY_MISSING). */
+  encryptionKey: string | undefined;
+  syncIntervalSeconds: number;
+  providers: ProviderSettings;
 }
 
 export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreConfig {
@@ -29,5 +34,8 @@ export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreCon
     publicUrl: e.publicUrl,
     logLevel: e.logLevel,
     statementTimeoutMs: e.statementTimeoutMs,
+    encryptionKey: e.encryptionKey,
+    syncIntervalSeconds: e.syncIntervalSeconds,
+    providers: { plaid: e.plaid, teller: e.teller, simplefin: e.simplefin },
   };
 }

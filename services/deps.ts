@@ -1,6 +1,7 @@
 import type { CoreConfig } from "./config.js";
 import type { Orm } from "./db/orm.js";
 import type { CursorKeyring } from "./pagination/cursor-keys.js";
+import type { SyncRuntime } from "./sync/runtime.js";
 
 /** Long-lived dependencies every area's routes receive. */
 export interface CoreDeps {
@@ -10,4 +11,6 @@ export interface CoreDeps {
   serviceNames: Set<string>;
   /** The keys cursors are signed with, cached for this process. */
   cursorKeys: CursorKeyring;
+  /** Providers, credentials, the sync engine and its scheduler. */
+  sync: SyncRuntime;
 }

@@ -20,6 +20,12 @@ export async function runCore(env: NodeJS.ProcessEnv = process.env) {
   await rotateCursorKey(orm.em.fork());
   const app = await buildCoreServer(orm, config);
   await app.listen({ port: config.port, host: config.host });
+  if (!config.encryptionKey) {
+    app.log.warn(
+      "COFFER_ENCRYPTION_KEY is not set: provider connections cannot be created (ENCRYPTION_KEY_MISSING) " +
+        "until the core runs with a key",
+    );
+  }
   let closing = false;
   const stop = async () => {
     if (closing) return;

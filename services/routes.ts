@@ -10,6 +10,7 @@ import { counterpartyRoutes } from "./ledger/counterparties/routes.js";
 import { tagRoutes } from "./ledger/tags/routes.js";
 import { reportRoutes } from "./reports/routes.js";
 import { seriesRoutes } from "./series/routes.js";
+import { syncRoutes } from "./sync/routes.js";
 
 /** Every area's Connect services, composed. */
 export function routes(deps: CoreDeps) {
@@ -24,5 +25,6 @@ export function routes(deps: CoreDeps) {
     counterpartyRoutes(router);
     reportRoutes(router);
     seriesRoutes(router);
+    syncRoutes(router, deps.sync, deps.cursorKeys);
   };
 }

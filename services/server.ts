@@ -13,6 +13,8 @@ import { startPeriodicTasks, type PeriodicTask, type RunningTasks } from "./peri
 import { seriesDetectionTask } from "./series/detection.js";
 import { routes } from "./routes.js";
 import { CursorKeyring, rotateCursorKeyTask } from "./pagination/cursor-keys.js";
+import { purgeWebhookEventsTask } from "./sync/retention.js";
+import { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from "./sync/runtime.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
 
 /**
@@ -23,7 +25,8 @@ const JSON_OPTIONS = { ignoreUnknownFields: false, textDecoder: new TextDecoder(
 
 /**
  * Builds the core server (h2c: Connect, gRPC and gRPC-Web) without listening.
- * Its periodic tasks start when it listens and stop when it closes.
+ * The sync scheduler (pg-boss) starts when it gets ready, its periodic tasks
+ * when it listens; both stop when it closes.
  */
 export async function buildCoreServer(
   orm: Orm,
@@ -33,13 +36,9 @@ export async function buildCoreServer(
     /** Where log lines go instead of stdout (tests read them). */
     logStream?: { write(line: string): void };
     periodicTasks?: PeriodicTask[];
+    sync?: SyncRuntimeOptions;
   } = {},
 ) {
-  const deps: CoreDeps = { orm, config, serviceNames: new Set(), cursorKeys: new CursorKeyring() };
-  const probe = createConnectRouter();
-  routes(deps)(probe);
-  for (const h of probe.handlers) deps.serviceNames.add(h.service.typeName);
-
   const app = fastify({
     http2: true,
     // Node 20: without this, close() waits for clients to drop their h2 sessions.
@@ -51,6 +50,17 @@ export async function buildCoreServer(
     logController: requestLogController(),
     requestIdHeader: "x-request-id",
   });
+  const deps: CoreDeps = {
+    orm,
+    config,
+    serviceNames: new Set(),
+    cursorKeys: new CursorKeyring(),
+    sync: createSyncRuntime(orm, config, app.log, opts.sync),
+  };
+  const probe = createConnectRouter();
+  routes(deps)(probe);
+  for (const h of probe.handlers) deps.serviceNames.add(h.service.typeName);
+
   await app.register(fastifyConnectPlugin, {
     routes: (router) => {
       routes(deps)(router);
@@ -69,13 +79,29 @@ export async function buildCoreServer(
     purgeVersionsTask(() => orm.em.fork()),
     rotateCursorKeyTask(() => orm.em.fork()),
     seriesDetectionTask(() => orm.em.fork()),
+    purgeWebhookEventsTask(() => orm.em.fork()),
   ];
   let running: RunningTasks | null = null;
+  // Before listening: a core whose job queue cannot start (e.g. its schema is missing) must not serve.
+  app.addHook("onReady", async () => {
+    await deps.sync.scheduler.start();
+  });
   app.addHook("onListen", async () => {
     running = startPeriodicTasks(tasks, app.log);
   });
   app.addHook("onClose", async () => {
+    await deps.sync.scheduler.stop();
     await running?.stop();
   });
+  runtimes.set(app, deps.sync);
   return app;
+}
+
+const runtimes = new WeakMap<object, SyncRuntime>();
+
+/** The sync runtime of a core built by buildCoreServer (tests and the CLI reach its engine and scheduler here). */
+export function syncRuntimeOf(app: object): SyncRuntime {
+  const runtime = runtimes.get(app);
+  if (!runtime) throw new Error("not a core built by buildCoreServer");
+  return runtime;
 }

@@ -1,6 +1,6 @@
 import { ConnectError } from "@connectrpc/connect";
 import type { ErrorObject } from "ajv";
-import type { FastifyError } from "fastify";
+import type { FastifyError, FastifyInstance } from "fastify";
 import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { envelope, mapAndLog } from "../shared/error-map.js";
@@ -8,7 +8,7 @@ import { PROBE_URLS, registerHealth } from "../shared/health.js";
 import type { HostGuardConfig } from "../shared/host-guard.js";
 import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
 import { allRoutes } from "./routes/index.js";
-import type { HttpMethod, JsonSchema, RestRoute } from "./route.js";
+import { NO_CONTENT, type HttpMethod, type JsonSchema, type RestRoute } from "./route.js";
 import { validatorFor } from "./validators.js";
 
 export interface RestAppOptions {
@@ -95,12 +95,13 @@ export async function buildRestApp(opts: RestAppOptions) {
   });
 
   const routes = opts.routes ?? allRoutes;
-  for (const route of routes) {
+  const register = (instance: FastifyInstance, route: RestRoute) =>
     // Path parameters are always text (fastify's router fills them from the URL).
-    app.route<{ Params: Record<string, string> }>({
+    instance.route<{ Params: Record<string, string> }>({
       method: route.method,
       url: route.url,
       schema: route.schema,
+      bodyLimit: route.bodyLimit,
       // Only a body left out is {}: a JSON null is a body, and not an object (400 INVALID_BODY).
       preValidation: route.bodyOptional
         ? async (req) => {
@@ -115,14 +116,20 @@ export async function buildRestApp(opts: RestAppOptions) {
           opts: callOptions(typeof apiKey === "string" ? apiKey : undefined, req.id, route.timeoutMs),
           params: req.params,
           query: req.query ?? {},
-          body: req.body ?? {},
+          body: req.body ?? (route.rawBody ? Buffer.alloc(0) : {}),
         });
         const status = route.status ?? 200;
-        if (status === 204) return reply.status(204).send();
+        if (status === 204 || result === NO_CONTENT) return reply.status(204).send();
         return reply.status(status).send(result);
       },
     });
-  }
+  for (const route of routes) if (!route.rawBody) register(app, route);
+  // Raw-body routes live in a scope of their own whose only parser hands over the bytes, for any content type.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
+    for (const route of routes) if (route.rawBody) register(scope, route);
+  });
 
   // Known paths with an unsupported method answer 405, not 404 (the probes and /device included).
   const byUrl = new Map<string, Set<HttpMethod>>();

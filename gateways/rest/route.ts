@@ -4,6 +4,9 @@ import type { CallOptions, CoreClients } from "../shared/core-client.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
+/** What a handler returns to answer 204 No Content where its route otherwise answers with a body. */
+export const NO_CONTENT: unique symbol = Symbol("no content");
+
 /** A plain JSON Schema object: what fastify hands ajv, and what an OpenAPI document can quote. */
 export type JsonSchema = z.core.JSONSchema.JSONSchema;
 
@@ -29,6 +32,10 @@ export interface RestRoute {
   status?: number;
   /** The deadline of this route's core calls, when COFFER_CORE_TIMEOUT_MS is not right for it (an import). */
   timeoutMs?: number;
+  /** The largest body this route takes, in bytes, when it is not the gateway's default (1 MiB). */
+  bodyLimit?: number;
+  /** The body is handed over as the exact bytes received (a Buffer), whatever its content type. */
+  rawBody?: boolean;
   handler: (ctx: RouteContext) => Promise<unknown>;
 }
 
@@ -62,7 +69,24 @@ export interface RouteDef<U extends string, Q extends z.ZodRawShape, B extends B
   status?: number;
   /** The deadline of this route's core calls, when COFFER_CORE_TIMEOUT_MS is not right for it (an import). */
   timeoutMs?: number;
+  /** The largest body this route takes, in bytes, when it is not the gateway's default (1 MiB). */
+  bodyLimit?: number;
   handler: (ctx: RouteContext<ParamsOf<U>, ValuesOf<Q>, BodyOf<B>>) => Promise<unknown>;
+}
+
+/**
+ * A route whose body is the raw bytes received (provider webhooks: their
+ * signatures are over the exact bytes, which parsing and re-serialising JSON
+ * would change). The handler gets the body as a Buffer.
+ */
+export function defineRawRoute<U extends string>(def: {
+  method: HttpMethod;
+  url: U;
+  bodyLimit?: number;
+  handler: (ctx: RouteContext<ParamsOf<U>, unknown, Buffer>) => Promise<unknown>;
+}): RestRoute {
+  const { handler, ...row } = def;
+  return { ...row, rawBody: true, handler: (ctx) => handler(ctx as RouteContext<ParamsOf<U>, unknown, Buffer>) };
 }
 
 /**

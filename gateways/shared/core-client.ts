@@ -12,6 +12,7 @@ import { ReportService } from "../../gen/coffer/v1/reports_pb.js";
 import { SeriesService } from "../../gen/coffer/v1/series_pb.js";
 import { TagService } from "../../gen/coffer/v1/tags_pb.js";
 import { TransactionService } from "../../gen/coffer/v1/transactions_pb.js";
+import { ConnectionService, ProviderService, SyncService, WebhookService } from "../../gen/coffer/v1/sync_pb.js";
 
 /**
  * The gateways' only way into Coffer: Connect over HTTP/2 (h2c) to the core.
@@ -42,6 +43,10 @@ export function coreClients(transport: Transport) {
     counterparties: createClient(CounterpartyService, transport),
     reports: createClient(ReportService, transport),
     series: createClient(SeriesService, transport),
+    providers: createClient(ProviderService, transport),
+    connections: createClient(ConnectionService, transport),
+    sync: createClient(SyncService, transport),
+    webhooks: createClient(WebhookService, transport),
   };
 }
 

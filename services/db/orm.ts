@@ -1,6 +1,7 @@
 import { MikroORM, defineConfig, type EntityManager } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import pg from "pg";
+import { migrateJobQueueSchema } from "./job-queue-schema.js";
 import { endPreparedPool } from "./sql.js";
 import { entities } from "./entities/index.js";
 import { migrationsList } from "./migrations/index.js";
@@ -60,7 +61,10 @@ export async function closeOrm(orm: Orm): Promise<void> {
 /** Arbitrary constant for pg_advisory_lock so concurrent cores never migrate at once. */
 const MIGRATION_LOCK = 7_100_001;
 
-/** Applies pending migrations; idempotent, and safe when several processes start together. */
+/**
+ * Applies pending migrations, then installs or upgrades the job queue's
+ * schema (pg-boss); idempotent, and safe when several processes start together.
+ */
 export async function migrate(orm: Orm): Promise<string[]> {
   // The lock lives on its own connection so the migrator keeps the whole pool.
   const lock = new pg.Client({ connectionString: orm.config.get("clientUrl") });
@@ -68,6 +72,7 @@ export async function migrate(orm: Orm): Promise<string[]> {
   try {
     await lock.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
     const applied = await orm.getMigrator().up();
+    await migrateJobQueueSchema(lock);
     return applied.map((m) => m.name);
   } finally {
     await lock.end().catch(() => undefined); // ending the session releases the lock

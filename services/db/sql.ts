@@ -7,14 +7,25 @@ import type { Em } from "./orm.js";
 /**
  * Parameterized raw SQL (`?` placeholders) on the entity manager's connection,
  * inside its current transaction when there is one. The only way raw SQL is run.
+ *
+ * MikroORM writes the parameters into the SQL text itself; `bound` sends them
+ * to PostgreSQL as bind parameters instead, which is cheaper for statements
+ * that carry megabytes of values (the sync engine's page writes). Its
+ * parameters must be scalars or array literals (`pgArray`), never JS arrays.
  */
 export async function query<T = Record<string, unknown>>(
   em: Em,
   sql: string,
   params: unknown[] = [],
-  opts: { prepare?: boolean } = {},
+  opts: { prepare?: boolean; bound?: boolean } = {},
 ): Promise<T[]> {
   if (opts.prepare && !em.getTransactionContext()) return prepared<T>(em, sql, params);
+  if (opts.bound) {
+    const raw = em.getKnex().raw(sql, params as never[]);
+    const tx = em.getTransactionContext<Knex.Transaction>();
+    const result = (await (tx ? raw.transacting(tx) : raw)) as { rows: T[] };
+    return result.rows;
+  }
   return em.getConnection().execute<T[]>(sql, params, "all", em.getTransactionContext());
 }
 
@@ -86,10 +97,10 @@ export function table(em: Em, name: string): Knex.QueryBuilder {
 /**
  * knex expands an array binding into a list of values, so arrays are passed
  * as one Postgres array literal instead: `where id = any(?::uuid[])` with
- * `pgArray(ids)`. Every element is quoted and escaped.
+ * `pgArray(ids)`. Every element is quoted and escaped; null is SQL NULL.
  */
-export function pgArray(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
+export function pgArray(values: readonly (string | null)[]): string {
+  return `{${values.map((v) => (v === null ? "NULL" : `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`)).join(",")}}`;
 }
 
 /**

@@ -15,3 +15,25 @@ export async function withShortId<T>(insert: (shortId: string) => Promise<T>, at
     }
   }
 }
+
+/** A unique violation of a short_id column, from the ORM or from raw SQL. */
+export function isShortIdClash(e: unknown): boolean {
+  if (e instanceof UniqueConstraintViolationException) return /short_id/.test(e.message);
+  const err = e as { code?: unknown; constraint?: unknown; message?: unknown } | null;
+  return err?.code === "23505" && /short_id/.test(`${String(err.constraint)} ${String(err.message)}`);
+}
+
+/**
+ * Runs a bulk insert whose rows carry fresh short ids, again (with new ids)
+ * when one collided. Each attempt must run in its own savepoint, so a
+ * collision does not abort the surrounding transaction.
+ */
+export async function retryOnShortIdClash<T>(attempt: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (e) {
+      if (!isShortIdClash(e) || i >= attempts) throw e;
+    }
+  }
+}

@@ -5,7 +5,16 @@ import { table } from "../db/sql.js";
 import type { Actor } from "./actor.js";
 
 export interface AnnotationInput {
-  entityType: "transaction" | "category" | "tag" | "counterparty" | "account" | "comment" | "report" | "series";
+  entityType:
+    | "transaction"
+    | "category"
+    | "tag"
+    | "counterparty"
+    | "account"
+    | "comment"
+    | "report"
+    | "series"
+    | "connection";
   entityId: string;
   /** The transaction whose timeline shows this entry, if any. */
   transactionId?: string | null;

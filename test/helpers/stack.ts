@@ -6,7 +6,8 @@ import { insertApiKey } from "../../services/auth/api-keys.js";
 import { VERSION } from "../../common/version.js";
 import { coreConfigFromEnv, type CoreConfig } from "../../services/config.js";
 import { closeOrm, openOrm, type Orm } from "../../services/db/orm.js";
-import { buildCoreServer } from "../../services/server.js";
+import { buildCoreServer, syncRuntimeOf } from "../../services/server.js";
+import type { SyncRuntime, SyncRuntimeOptions } from "../../services/sync/runtime.js";
 import { createTestDatabase } from "./db.js";
 
 export interface Stack {
@@ -20,8 +21,13 @@ export interface Stack {
   /** Plaintext keys created for the test: full_access and read_only. */
   adminKey: string;
   readKey: string;
+  /** The core's sync runtime (its provider registry, engine and scheduler). */
+  sync: SyncRuntime;
   close(): Promise<void>;
 }
+
+/** The encryption key test cores run with (unless a test asks for none). */
+export const STACK_ENCRYPTION_KEY = "fedcba9876543210".repeat(4);
 
 /**
  * A real core listening on h2c (random port) over this file's own database,
@@ -30,13 +36,21 @@ export interface Stack {
  */
 export async function startStack(
   overrides: Partial<CoreConfig> = {},
-  opts: { coreLog?: { write(line: string): void } } = {},
+  opts: { coreLog?: { write(line: string): void }; sync?: SyncRuntimeOptions } = {},
 ): Promise<Stack> {
   const databaseUrl = await createTestDatabase();
-  const config: CoreConfig = { ...coreConfigFromEnv({ DATABASE_URL: databaseUrl }), logLevel: "silent", ...overrides };
+  const config: CoreConfig = {
+    ...coreConfigFromEnv({ DATABASE_URL: databaseUrl }),
+    logLevel: "silent",
+    encryptionKey: STACK_ENCRYPTION_KEY,
+    ...overrides,
+  };
   // The core's pools, as in production: with the configured statement timeout.
   const orm = await openOrm(databaseUrl, 5, { statementTimeoutMs: config.statementTimeoutMs });
-  const coreApp = await buildCoreServer(orm, config, opts.coreLog ? { logStream: opts.coreLog } : { logger: false });
+  const coreApp = await buildCoreServer(orm, config, {
+    ...(opts.coreLog ? { logStream: opts.coreLog } : { logger: false }),
+    sync: opts.sync,
+  });
   await coreApp.listen({ port: 0, host: "127.0.0.1" });
   const coreUrl = `http://127.0.0.1:${(coreApp.server.address() as AddressInfo).port}`;
   const core = coreClients(coreTransport(coreUrl));
@@ -54,6 +68,7 @@ export async function startStack(
     mcp,
     adminKey,
     readKey,
+    sync: syncRuntimeOf(coreApp),
     async close() {
       await rest.close();
       await mcp.close();

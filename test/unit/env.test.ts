@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readEnv } from "../../common/env.js";
 
@@ -21,6 +24,11 @@ describe("readEnv: the one reader of Coffer's environment", () => {
       mcpAllowedOrigins: [],
       statementTimeoutMs: 15000,
       apiKey: undefined,
+      encryptionKey: undefined,
+      syncIntervalSeconds: 43200,
+      plaid: null,
+      teller: null,
+      simplefin: { timeoutSeconds: 120 },
     });
   });
 
@@ -75,7 +83,88 @@ describe("readEnv: the one reader of Coffer's environment", () => {
     ["COFFER_STATEMENT_TIMEOUT_MS", "-1"],
     ["COFFER_STATEMENT_TIMEOUT_MS", "1.5"],
     ["COFFER_STATEMENT_TIMEOUT_MS", "3600001"],
+    ["COFFER_ENCRYPTION_KEY", "abc123"],
+    ["COFFER_ENCRYPTION_KEY", "g".repeat(64)],
+    ["COFFER_SYNC_INTERVAL", "12 hours"],
+    ["COFFER_SYNC_INTERVAL", "30s"],
+    ["COFFER_SYNC_INTERVAL", "31d"],
+    ["SIMPLEFIN_TIMEOUT_SECONDS", "0"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => readEnv({ [name]: value })).toThrow(new RegExp(`^${name} `));
+  });
+});
+
+describe("readEnv: sync and provider settings", () => {
+  it("reads the encryption key (any case) and never echoes a bad one", () => {
+    expect(readEnv({ COFFER_ENCRYPTION_KEY: "AB".repeat(32) }).encryptionKey).toBe("ab".repeat(32));
+    const secret = "z".repeat(64);
+    expect(() => readEnv({ COFFER_ENCRYPTION_KEY: secret })).toThrow(/^COFFER_ENCRYPTION_KEY must be 64 hex/);
+    expect(() => readEnv({ COFFER_ENCRYPTION_KEY: secret })).not.toThrow(new RegExp(secret));
+  });
+
+  it.each([
+    ["90m", 5400],
+    ["12h", 43200],
+    ["1d", 86400],
+    ["3600", 3600],
+    ["60s", 60],
+  ])("reads COFFER_SYNC_INTERVAL=%s as %i seconds", (value, seconds) => {
+    expect(readEnv({ COFFER_SYNC_INTERVAL: value }).syncIntervalSeconds).toBe(seconds);
+  });
+
+  it("configures Plaid from its id, secret and environment or base URL", () => {
+    expect(readEnv({ PLAID_CLIENT_ID: "id", PLAID_SECRET: "s", PLAID_ENV: "sandbox" }).plaid).toEqual({
+      clientId: "id",
+      secret: "s",
+      baseUrl: "https://sandbox.plaid.com",
+      webhookUrl: "http://localhost:8080/webhooks/plaid",
+    });
+    const fake = readEnv({
+      PLAID_CLIENT_ID: "id",
+      PLAID_SECRET: "s",
+      PLAID_BASE_URL: "http://127.0.0.1:9999/",
+      COFFER_PUBLIC_URL: "https://coffer.example",
+    }).plaid;
+    expect(fake).toMatchObject({
+      baseUrl: "http://127.0.0.1:9999",
+      webhookUrl: "https://coffer.example/webhooks/plaid",
+    });
+  });
+
+  it.each([
+    [{ PLAID_CLIENT_ID: "id" }, /^PLAID_SECRET /],
+    [{ PLAID_SECRET: "s" }, /^PLAID_CLIENT_ID /],
+    [{ PLAID_CLIENT_ID: "id", PLAID_SECRET: "s" }, /^PLAID_ENV /],
+    [{ PLAID_CLIENT_ID: "id", PLAID_SECRET: "s", PLAID_ENV: "development" }, /^PLAID_ENV /],
+    [{ TELLER_APPLICATION_ID: "app", TELLER_ENV: "production" }, /^TELLER_CERT /],
+    [{ TELLER_APPLICATION_ID: "app", TELLER_CERT: "-----BEGIN CERTIFICATE-----\nx" }, /^TELLER_KEY /],
+    [{ TELLER_APPLICATION_ID: "app", TELLER_CERT: "/no/such/file.pem", TELLER_KEY: "/no/such" }, /^TELLER_CERT /],
+  ])("refuses an incomplete provider configuration %o", (env, message) => {
+    expect(() => readEnv(env)).toThrow(message);
+  });
+
+  it("configures Teller with PEM given inline (line breaks written \\n) or as a file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "coffer-env-"));
+    const keyFile = join(dir, "key.pem");
+    writeFileSync(keyFile, "-----BEGIN PRIVATE KEY-----\nAAA\n-----END PRIVATE KEY-----\n");
+    const teller = readEnv({
+      TELLER_APPLICATION_ID: "app_1",
+      TELLER_ENV: "development",
+      TELLER_CERT: "-----BEGIN CERTIFICATE-----\\nBBB\\n-----END CERTIFICATE-----",
+      TELLER_KEY: keyFile,
+      TELLER_WEBHOOK_SECRETS: "one, two",
+    }).teller;
+    expect(teller).toEqual({
+      applicationId: "app_1",
+      environment: "development",
+      baseUrl: "https://api.teller.io",
+      certificate: "-----BEGIN CERTIFICATE-----\nBBB\n-----END CERTIFICATE-----",
+      privateKey: "-----BEGIN PRIVATE KEY-----\nAAA\n-----END PRIVATE KEY-----\n",
+      webhookSecrets: ["one", "two"],
+    });
+    expect(readEnv({ TELLER_APPLICATION_ID: "app_1" }).teller).toMatchObject({
+      environment: "sandbox",
+      certificate: null,
+    });
   });
 });

@@ -3,6 +3,7 @@ import { listUsers, whoami } from "./identity.js";
 import { referenceTools } from "./reference.js";
 import { reportTools } from "./reports.js";
 import { seriesTools } from "./series.js";
+import { syncTools } from "./sync.js";
 import { transactionReadTools } from "./transactions-read.js";
 import { transactionWriteTools } from "./transactions-write.js";
 
@@ -14,4 +15,5 @@ export const allTools: ToolDef[] = [
   ...transactionWriteTools,
   ...reportTools,
   ...seriesTools,
+  ...syncTools,
 ];

@@ -5,6 +5,7 @@ import { categoryRoutes } from "./categories.js";
 import { counterpartyRoutes } from "./counterparties.js";
 import { reportRoutes } from "./reports.js";
 import { seriesRoutes } from "./series.js";
+import { syncRoutes } from "./sync.js";
 import { systemRoutes } from "./system.js";
 import { tagRoutes } from "./tags.js";
 import { transactionReadRoutes } from "./transactions-read.js";
@@ -23,4 +24,5 @@ export const allRoutes: RestRoute[] = [
   ...counterpartyRoutes,
   ...reportRoutes,
   ...seriesRoutes,
+  ...syncRoutes,
 ];

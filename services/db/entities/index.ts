@@ -10,11 +10,13 @@ import {
 } from "./ledger.js";
 import { ReportEntity } from "./reports.js";
 import { SeriesEntity } from "./series.js";
+import { ConnectionEntity, SyncLogEntity, WebhookEventEntity } from "./sync.js";
 
 export * from "./foundation.js";
 export * from "./ledger.js";
 export * from "./reports.js";
 export * from "./series.js";
+export * from "./sync.js";
 
 export const entities = [
   UserEntity,
@@ -29,4 +31,7 @@ export const entities = [
   AnnotationEntity,
   ReportEntity,
   SeriesEntity,
+  ConnectionEntity,
+  SyncLogEntity,
+  WebhookEventEntity,
 ];

@@ -5,6 +5,7 @@ import { Migration0004SearchText } from "./Migration0004SearchText.js";
 import { Migration0005Reports } from "./Migration0005Reports.js";
 import { Migration0006Series } from "./Migration0006Series.js";
 import { Migration0007CursorKeys } from "./Migration0007CursorKeys.js";
+import { Migration0008Connections } from "./Migration0008Connections.js";
 
 /**
  * Static list of migrations, in order. umzug's dynamic import cannot load .ts
@@ -18,4 +19,5 @@ export const migrationsList = [
   { name: "Migration0005Reports", class: Migration0005Reports },
   { name: "Migration0006Series", class: Migration0006Series },
   { name: "Migration0007CursorKeys", class: Migration0007CursorKeys },
+  { name: "Migration0008Connections", class: Migration0008Connections },
 ];

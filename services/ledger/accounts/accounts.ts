@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import { AccountEntity, UserEntity, type Account } from "../../db/entities/index.js";
+import { AccountEntity, ConnectionEntity, UserEntity, type Account } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
@@ -69,16 +69,26 @@ function parseMask(raw: string | undefined): string | null {
   return mask;
 }
 
-/** An account with its owner's short id and name, as the API shows it. */
-export type AccountView = Account & { ownerShortId: string; ownerName: string };
+/** An account with its owner's short id and name, and its connection's short id, as the API shows it. */
+export type AccountView = Account & { ownerShortId: string; ownerName: string; connectionShortId: string | null };
 
 async function withOwners(em: Em, accounts: Account[]): Promise<AccountView[]> {
   const ids = [...new Set(accounts.map((a) => a.userId))];
   const users = ids.length ? await em.find(UserEntity, { id: { $in: ids } }, { refresh: true }) : [];
   const byId = new Map(users.map((u) => [u.id, u]));
+  const connectionIds = [...new Set(accounts.flatMap((a) => (a.connectionId ? [a.connectionId] : [])))];
+  const connections = connectionIds.length
+    ? await em.find(ConnectionEntity, { id: { $in: connectionIds } }, { refresh: true })
+    : [];
+  const connectionShortIds = new Map(connections.map((c) => [c.id, c.shortId]));
   return accounts.map((a) => {
     const owner = byId.get(a.userId)!;
-    return { ...a, ownerShortId: owner.shortId, ownerName: owner.name };
+    return {
+      ...a,
+      ownerShortId: owner.shortId,
+      ownerName: owner.name,
+      connectionShortId: a.connectionId ? (connectionShortIds.get(a.connectionId) ?? null) : null,
+    };
   });
 }
 

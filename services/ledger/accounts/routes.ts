@@ -18,7 +18,8 @@ const accountToProto = (a: AccountView): MessageInitShape<typeof AccountSchema> 
   shortId: a.shortId,
   userId: a.ownerShortId,
   userName: a.ownerName,
-  // connection_id stays unset: manual accounts have none, and a disconnect clears it.
+  // Unset for manual accounts, and once a disconnect has cleared it.
+  connectionId: orUndef(a.connectionShortId),
   provider: a.provider,
   name: a.name,
   officialName: orUndef(a.officialName),

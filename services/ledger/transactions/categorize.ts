@@ -11,11 +11,11 @@ import { lockTransaction, quoted } from "./locked-row.js";
 import { loadTransaction, resolveTransactionId, type TransactionView } from "./view.js";
 
 /*
- * Who chose a category is stored in category_source. A person's choice
- * ("user", or "agent" for an AI agent's key, "system" for the operator's CLI)
- * is remembered as such: the rules engine must skip every row whose
- * category_source is "user", "agent" or "system" and only ever (re)categorize
- * rows whose source is null or "rule". ResetTransactionCategory clears both the
+ * Who chose a category is stored in category_source: "user" (a person's key,
+ * or the operator's CLI), "agent" (an AI agent's key), "rule" (the rules
+ * engine) or "system" (the provider's category mapped at import). A later
+ * rule may refine a "system" or "rule" category, never a "user" or "agent"
+ * one (docs/transaction-changes.md). ResetTransactionCategory clears both the
  * category and its source, which hands the row back to the rules.
  */
 
@@ -36,8 +36,11 @@ export async function categoryBySlug(em: Em, raw: string | undefined): Promise<C
   return { id: rows[0].id, slug };
 }
 
-/** The category source a change by this actor records. */
-const sourceOf = (actor: Actor): CategorySource => actor.type;
+/**
+ * The category source a change by this actor records. The operator's CLI is
+ * a person too; "system" is kept for what importers map from a provider.
+ */
+const sourceOf = (actor: Actor): CategorySource => (actor.type === "system" ? "user" : actor.type);
 
 /** A category deleted between validation and the update: the same answer as an unknown slug. */
 function categoryGone(slug: string) {

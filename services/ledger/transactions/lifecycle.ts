@@ -31,7 +31,8 @@ export async function restoreTransaction(em: Em, actor: Actor, rawId: string): P
   await em.transactional(async (tx) => {
     const row = await lockTransaction(tx, id, { deleted: "allow" });
     if (row.deletedAt === null) throw new CofferError("CONFLICT", "This transaction is not deleted");
-    await query(tx, `update transactions set deleted_at = null where id = ?`, [id]);
+    // A row the provider had removed and a person brings back is theirs now: live, without the removal mark.
+    await query(tx, `update transactions set deleted_at = null, provider_removed_at = null where id = ?`, [id]);
     await recordAnnotation(tx, actor, {
       entityType: "transaction",
       entityId: id,

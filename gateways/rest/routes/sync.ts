@@ -1,0 +1,239 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import { z } from "zod";
+import {
+  ConnectionSchema,
+  PreviewCsvImportResponseSchema,
+  ProviderSchema,
+  SyncLogSchema,
+  WebhookEventSchema,
+  type Connection,
+  type LinkSession,
+} from "../../../gen/coffer/v1/sync_pb.js";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { ref } from "../../shared/params.js";
+import { toRest } from "../../shared/rest-json.js";
+import { defineRawRoute, defineRoute, NO_CONTENT, type RestRoute } from "../route.js";
+
+/** The fields of a connection in GET /api/v1/connections: exactly these, in this order. */
+const LISTED = [
+  "id",
+  "short_id",
+  "institution_name",
+  "institution_id",
+  "provider",
+  "status",
+  "last_synced_at",
+  "error_code",
+  "error_message",
+  "user_id",
+  "user_name",
+  "created_at",
+  "updated_at",
+] as const;
+
+/** A connection as the listing shows it. */
+export function listedConnection(c: Connection) {
+  const all = toRest(ConnectionSchema, c);
+  return Object.fromEntries(LISTED.map((k) => [k, all[k]]));
+}
+
+/** A single connection (GET /connections/{id} and every write): the listing's fields and `paused`. */
+const connection = (c: Connection | undefined) => ({ ...listedConnection(c!), paused: c!.paused });
+
+const linkSession = (s: LinkSession) => ({
+  link_token: s.linkToken,
+  expiration: timestampDate(s.expiration!).toISOString(),
+});
+
+/** CSV bodies carry a file of up to 20 MB, as text or base64 (a third larger), inside JSON. */
+const CSV_BODY_LIMIT = 32 * 1024 * 1024;
+
+/** A provider's credentials: their fields are the provider's (its credentials_schema), so any are passed on. */
+const credentials = z.record(z.string(), z.unknown());
+
+const page = {
+  limit: z.number().int().min(1).max(500).optional(),
+  cursor: z.string().max(8192).optional(),
+};
+
+/** Headers never passed on with a webhook (they are not the provider's, and may be secrets). */
+const KEPT_BACK = new Set(["authorization", "cookie", "x-api-key", "proxy-authorization"]);
+
+export const syncRoutes: RestRoute[] = [
+  defineRoute({
+    method: "GET",
+    url: "/api/v1/providers",
+    async handler({ core, opts }) {
+      const r = await core.providers.listProviders({}, opts);
+      return { providers: r.providers.map((p) => toRest(ProviderSchema, p)) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/api/v1/providers/:name",
+    async handler({ core, opts, params }) {
+      return toRest(ProviderSchema, (await core.providers.getProvider({ name: params.name }, opts)).provider!);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/providers/:name/link-session",
+    body: { user_id: ref },
+    async handler({ core, opts, params, body }) {
+      const r = await core.providers.createLinkSession({ provider: params.name, userId: body.user_id }, opts);
+      return r.linkSession ? linkSession(r.linkSession) : NO_CONTENT;
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/api/v1/connections",
+    async handler({ core, opts }) {
+      // A bare array, not an envelope: the interface specification says so for this list.
+      return (await core.connections.listConnections({}, opts)).connections.map(listedConnection);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/connections",
+    status: 201,
+    bodyLimit: CSV_BODY_LIMIT,
+    body: { provider: z.string().min(1).max(64), user_id: ref, credentials },
+    async handler({ core, opts, body }) {
+      const r = await core.connections.createConnection(
+        { provider: body.provider, userId: body.user_id, credentials: body.credentials as JsonObject },
+        opts,
+      );
+      return connection(r.connection);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/connections/csv/preview",
+    bodyLimit: CSV_BODY_LIMIT,
+    body: {
+      csv: z.string(),
+      column_mapping: z.record(z.string(), z.unknown()).nullable().optional(),
+      date_format: z.string().nullable().optional(),
+      positive_is_debit: z.boolean().nullable().optional(),
+    },
+    async handler({ core, opts, body }) {
+      const r = await core.connections.previewCsvImport(
+        {
+          csv: body.csv,
+          columnMapping: (body.column_mapping ?? undefined) as JsonObject | undefined,
+          dateFormat: body.date_format ?? undefined,
+          positiveIsDebit: body.positive_is_debit ?? undefined,
+        },
+        opts,
+      );
+      return toRest(PreviewCsvImportResponseSchema, r);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/api/v1/connections/:id",
+    async handler({ core, opts, params }) {
+      return connection((await core.connections.getConnection({ id: params.id }, opts)).connection);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/connections/:id/sync",
+    status: 202,
+    bodyOptional: true,
+    body: {},
+    async handler({ core, opts, params }) {
+      const r = await core.connections.syncConnection({ id: params.id }, opts);
+      return { status: "queued", connection: connection(r.connection) };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/connections/:id/reauth",
+    bodyOptional: true,
+    body: { credentials: credentials.optional() },
+    async handler({ core, opts, params, body }) {
+      const r = await core.connections.reauthConnection(
+        { id: params.id, credentials: body.credentials as JsonObject | undefined },
+        opts,
+      );
+      const session = r.linkSession ? linkSession(r.linkSession) : { link_token: null, expiration: null };
+      return { connection: connection(r.connection), ...session };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/connections/:id/paused",
+    body: { paused: z.boolean() },
+    async handler({ core, opts, params, body }) {
+      const r = await core.connections.setConnectionPaused({ id: params.id, paused: body.paused }, opts);
+      return connection(r.connection);
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    url: "/api/v1/connections/:id",
+    async handler({ core, opts, params }) {
+      return connection((await core.connections.deleteConnection({ id: params.id }, opts)).connection);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/api/v1/sync/logs",
+    query: { connection_id: ref.optional(), ...page },
+    async handler({ core, opts, query }) {
+      const r = await core.sync.listSyncLogs(
+        { connectionId: query.connection_id, limit: query.limit ?? 0, cursor: query.cursor ?? "" },
+        opts,
+      );
+      return {
+        sync_logs: r.syncLogs.map((l) => toRest(SyncLogSchema, l)),
+        next_cursor: r.nextCursor,
+        has_more: r.hasMore,
+      };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/api/v1/webhook-events",
+    query: {
+      provider: z.string().min(1).max(64).optional(),
+      status: z.enum(["accepted", "duplicate", "rejected", "ignored"]).optional(),
+      ...page,
+    },
+    async handler({ core, opts, query }) {
+      const r = await core.webhooks.listWebhookEvents(
+        { provider: query.provider, status: query.status, limit: query.limit ?? 0, cursor: query.cursor ?? "" },
+        opts,
+      );
+      return {
+        webhook_events: r.webhookEvents.map((e) => toRest(WebhookEventSchema, e)),
+        next_cursor: r.nextCursor,
+        has_more: r.hasMore,
+      };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/webhook-events/:id/replay",
+    bodyOptional: true,
+    body: {},
+    async handler({ core, opts, params }) {
+      const r = await core.webhooks.replayWebhookEvent({ id: params.id }, opts);
+      return toRest(WebhookEventSchema, r.webhookEvent!);
+    },
+  }),
+  defineRawRoute({
+    method: "POST",
+    url: "/webhooks/:provider",
+    async handler({ core, req, opts, params, body }) {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value === undefined || KEPT_BACK.has(name)) continue;
+        headers[name] = Array.isArray(value) ? value.join(", ") : value;
+      }
+      const r = await core.webhooks.receiveWebhook({ provider: params.provider, headers, body }, opts);
+      return { id: r.id ?? null, status: r.status };
+    },
+  }),
+];

@@ -1,0 +1,291 @@
+import type { ConnectionStatus, SyncTrigger } from "../db/entities/index.js";
+import type { Em } from "../db/orm.js";
+import { iso, query } from "../db/sql.js";
+import { CofferError, notFound, validation } from "../errors/coffer-error.js";
+import { retryOnShortIdClash } from "../ids/insert.js";
+import { parseId } from "../ids/resolve-id.js";
+import { newShortId } from "../ids/short-id.js";
+import type { Actor } from "../ledger/actor.js";
+import { recordAnnotation } from "../ledger/annotations.js";
+import { resolveUser } from "../users/users.js";
+import type { CredentialCipher } from "./credentials.js";
+import { checkCredentials } from "./credentials-schema.js";
+import { ProviderError, type LinkSession } from "./providers/provider.js";
+import type { ProviderRegistry } from "./registry.js";
+import { sealedCredentials, storeSealedCredentials } from "./stored-credentials.js";
+
+/** A connection as the API shows it; references are short ids, timestamps UTC ISO text. */
+export interface ConnectionView {
+  id: string;
+  shortId: string;
+  institutionName: string | null;
+  institutionId: string | null;
+  provider: string;
+  status: ConnectionStatus;
+  lastSyncedAt: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  userId: string;
+  userName: string;
+  paused: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What the connection endpoints need besides the database. */
+export interface ConnectionDeps {
+  registry: ProviderRegistry;
+  cipher: CredentialCipher;
+  /** Queues a sync of the connection (services/sync/scheduler.ts). */
+  requestSync(connectionId: string, trigger: SyncTrigger): Promise<void>;
+}
+
+const VIEW = `
+  select c.id, c.short_id as "shortId", c.institution_name as "institutionName",
+    c.institution_id as "institutionId", c.provider, c.status, ${iso("c.last_synced_at")} as "lastSyncedAt",
+    c.error_code as "errorCode", c.error_message as "errorMessage", u.short_id as "userId", u.name as "userName",
+    c.paused, ${iso("c.created_at")} as "createdAt", ${iso("c.updated_at")} as "updatedAt"
+  from connections c join users u on u.id = c.user_id`;
+
+/** Every connection, oldest first (not paginated: a household has a handful). */
+export async function listConnections(em: Em): Promise<ConnectionView[]> {
+  return query<ConnectionView>(em, `${VIEW} order by c.created_at, c.id`);
+}
+
+export async function loadConnection(em: Em, id: string): Promise<ConnectionView> {
+  const rows = await query<ConnectionView>(em, `${VIEW} where c.id = ?`, [id]);
+  if (rows.length === 0) throw notFound("Connection");
+  return rows[0];
+}
+
+/** A connection by UUID or short id, or 404. */
+export async function resolveConnection(em: Em, raw: string): Promise<ConnectionView> {
+  const lookup = parseId(raw);
+  const rows = lookup ? await query<ConnectionView>(em, `${VIEW} where c.${lookup.column} = ?`, [lookup.value]) : [];
+  if (rows.length === 0) throw notFound("Connection");
+  return rows[0];
+}
+
+/** A provider failure as the API answers it: the person's input is wrong (400), or the provider failed (502). */
+export function providerFailure(provider: string, e: unknown): never {
+  if (!(e instanceof ProviderError)) throw e;
+  if (e.failure === "invalid_input") throw new CofferError("VALIDATION_ERROR", e.message, { cause: e.code });
+  throw new CofferError("PROVIDER_ERROR", `${provider}: ${e.message}`, { cause: e.code });
+}
+
+/** A link session for the provider's browser widget, or null when it needs none (204). */
+export async function createLinkSession(
+  em: Em,
+  deps: ConnectionDeps,
+  req: { provider: string; userId: string },
+): Promise<LinkSession | null> {
+  const provider = deps.registry.configured(req.provider);
+  if (!req.userId?.trim()) throw validation("user_id is required");
+  const user = await resolveUser(em, req.userId.trim());
+  // The provider gets the member's UUID: an opaque id, no name or email (Plaid asks for no personal data).
+  return provider.createLinkSession({ clientUserId: user.id }).catch((e) => providerFailure(provider.name, e));
+}
+
+/**
+ * Connects a household member to a provider: checks the credentials against
+ * the provider's schema, has the provider validate or exchange them, stores
+ * what it returns encrypted, and queues the first sync. A login the member
+ * already has a live connection for (the same Plaid item, the same CSV
+ * account name) is that connection, given the new credentials: a CSV file
+ * imported again under an account name goes into the same account, and its
+ * import starts from the file's first row. `runFirstSync: "caller"` leaves
+ * the first sync to the caller (`coffer import csv` runs it in process).
+ */
+export async function createConnection(
+  em: Em,
+  deps: ConnectionDeps,
+  actor: Actor,
+  req: { provider: string; userId: string; credentials: unknown },
+  opts: { runFirstSync?: "queue" | "caller" } = {},
+): Promise<ConnectionView> {
+  const provider = deps.registry.configured(req.provider);
+  const input = checkCredentials(provider.name, provider.info().credentialsSchema, req.credentials);
+  if (!req.userId?.trim()) throw validation("user_id is required");
+  const user = await resolveUser(em, req.userId.trim());
+  // Refused before the provider is called: a one-time token spent on credentials that cannot be stored is lost.
+  deps.cipher.assertCanStore();
+  const enrollment = await provider.enroll(input).catch((e) => providerFailure(provider.name, e));
+
+  const id = await em.transactional(async (tx) => {
+    const [existing] = await query<{ id: string }>(
+      tx,
+      `select id from connections
+       where user_id = ? and provider = ? and provider_item_id = ? and status <> 'disconnected' for update`,
+      [user.id, provider.name, enrollment.providerItemId],
+    );
+    const connectionId = existing?.id ?? crypto.randomUUID();
+    const sealed = deps.cipher.seal(connectionId, enrollment.credentials);
+    if (existing) {
+      await query(
+        tx,
+        `update connections set credentials = ?, institution_id = ?, institution_name = ?, updated_at = now(),
+           cursor = case when provider = 'csv' then null else cursor end
+         where id = ?`,
+        [sealed, enrollment.institutionId, enrollment.institutionName, connectionId],
+        // A CSV connection's credentials are its file (megabytes): sent as a bind parameter, not in the SQL text.
+        { bound: true },
+      );
+    } else {
+      await retryOnShortIdClash(() =>
+        tx.transactional((sp) =>
+          query(
+            sp,
+            `insert into connections (id, short_id, user_id, provider, provider_item_id, institution_id,
+               institution_name, credentials, status)
+             values (?, ?, ?, ?, ?, ?, ?, ?, 'active')`,
+            [
+              connectionId,
+              newShortId(),
+              user.id,
+              provider.name,
+              enrollment.providerItemId,
+              enrollment.institutionId,
+              enrollment.institutionName,
+              sealed,
+            ],
+            { bound: true },
+          ),
+        ),
+      );
+    }
+    await annotate(tx, actor, connectionId, existing ? "credentials_replaced" : "connected", {
+      provider: provider.name,
+      institution_name: enrollment.institutionName,
+    });
+    return connectionId;
+  });
+  if (opts.runFirstSync !== "caller") await deps.requestSync(id, "initial");
+  return loadConnection(em, id);
+}
+
+function annotate(em: Em, actor: Actor, connectionId: string, action: string, details: Record<string, unknown>) {
+  return recordAnnotation(em, actor, { entityType: "connection", entityId: connectionId, action, details });
+}
+
+const refuseDisconnected = (c: ConnectionView) => {
+  if (c.status === "disconnected") {
+    throw new CofferError("CONFLICT", "This connection is disconnected; connect the bank again to sync it");
+  }
+};
+
+/** Queues a sync now (it runs even when the connection is paused). */
+export async function requestManualSync(em: Em, deps: ConnectionDeps, raw: string): Promise<ConnectionView> {
+  const c = await resolveConnection(em, raw);
+  refuseDisconnected(c);
+  await deps.requestSync(c.id, "manual");
+  return c;
+}
+
+/** Pauses or resumes the schedule of a connection (a manual sync still runs while paused). */
+export async function setConnectionPaused(em: Em, actor: Actor, raw: string, paused: boolean): Promise<ConnectionView> {
+  const c = await resolveConnection(em, raw);
+  if (c.paused !== paused) {
+    await em.transactional(async (tx) => {
+      await query(tx, `update connections set paused = ?, updated_at = now() where id = ?`, [paused, c.id]);
+      await annotate(tx, actor, c.id, paused ? "paused" : "resumed", {});
+    });
+  }
+  return loadConnection(em, c.id);
+}
+
+/**
+ * Re-authentication. With new credentials (SimpleFIN's new setup token),
+ * they replace the stored ones, the connection is active again, and a sync
+ * is queued. Without, the answer is an update-mode link session for the
+ * provider's widget (Plaid update mode, Teller repair); the connection turns
+ * active when the next sync succeeds.
+ */
+export async function reauthConnection(
+  em: Em,
+  deps: ConnectionDeps,
+  actor: Actor,
+  req: { id: string; credentials?: unknown },
+): Promise<{ connection: ConnectionView; linkSession: LinkSession | null }> {
+  const c = await resolveConnection(em, req.id);
+  refuseDisconnected(c);
+  const provider = deps.registry.configured(c.provider);
+  if (req.credentials !== undefined && req.credentials !== null) {
+    const input = checkCredentials(provider.name, provider.info().credentialsSchema, req.credentials);
+    // Refused before the provider is called: a one-time token spent on credentials that cannot be stored is lost.
+    deps.cipher.assertCanStore();
+    const enrollment = await provider.enroll(input).catch((e) => providerFailure(provider.name, e));
+    await em.transactional(async (tx) => {
+      await storeSealedCredentials(tx, c.id, deps.cipher.seal(c.id, enrollment.credentials));
+      await query(
+        tx,
+        `update connections set status = 'active', error_code = null, error_message = null, updated_at = now(),
+           cursor = case when provider = 'csv' then null else cursor end
+         where id = ?`,
+        [c.id],
+      );
+      await annotate(tx, actor, c.id, "credentials_replaced", { provider: provider.name });
+    });
+    await deps.requestSync(c.id, "reauth");
+    return { connection: await loadConnection(em, c.id), linkSession: null };
+  }
+  const credentials = deps.cipher.open(c.id, await sealedCredentials(em, c.id));
+  const [owner] = await query<{ user_id: string }>(em, `select user_id from connections where id = ?`, [c.id]);
+  const session = await provider
+    .createLinkSession({ clientUserId: owner.user_id, update: credentials })
+    .catch((e) => providerFailure(provider.name, e));
+  if (!session) {
+    throw validation(
+      `A ${provider.name} connection re-authenticates with new credentials: send them as credentials ` +
+        `(GET /api/v1/providers/${provider.name} describes them)`,
+    );
+  }
+  return { connection: c, linkSession: session };
+}
+
+/**
+ * Disconnects: ends the login at the provider, wipes the credentials, and
+ * keeps the connection (status disconnected) with its accounts and
+ * transactions, whose connection reference becomes null. When the provider
+ * is down the disconnect is refused (502) and nothing changes, so the login
+ * is never left running at the provider with no way to end it; a login the
+ * provider already considers gone is simply forgotten. Disconnecting twice
+ * changes nothing.
+ */
+export async function disconnectConnection(
+  em: Em,
+  deps: ConnectionDeps,
+  actor: Actor,
+  raw: string,
+  log: { warn(obj: object, msg: string): void },
+): Promise<ConnectionView> {
+  const c = await resolveConnection(em, raw);
+  if (c.status === "disconnected") return c;
+  const provider = deps.registry.has(c.provider) ? deps.registry.get(c.provider) : null;
+  if (provider?.info().configured && deps.cipher.hasKey) {
+    try {
+      await provider.remove(deps.cipher.open(c.id, await sealedCredentials(em, c.id)));
+    } catch (e) {
+      if (e instanceof ProviderError && (e.failure === "unavailable" || e.failure === "rate_limited")) {
+        providerFailure(provider.name, e);
+      }
+      log.warn(
+        { connection: c.shortId, code: e instanceof ProviderError ? e.code : "UNREADABLE" },
+        "the provider could not end the login; forgetting it anyway",
+      );
+    }
+  } else {
+    log.warn({ connection: c.shortId }, "disconnecting without calling the provider (no configuration or no key)");
+  }
+  await em.transactional(async (tx) => {
+    await query(
+      tx,
+      `update connections set status = 'disconnected', credentials = null, cursor = null, error_code = null,
+         error_message = null, updated_at = now()
+       where id = ?`,
+      [c.id],
+    );
+    await query(tx, `update accounts set connection_id = null, updated_at = now() where connection_id = ?`, [c.id]);
+    await annotate(tx, actor, c.id, "disconnected", { provider: c.provider });
+  });
+  return loadConnection(em, c.id);
+}

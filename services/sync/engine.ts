@@ -1,0 +1,274 @@
+import { ConnectionEntity, type Connection, type SyncTrigger } from "../db/entities/index.js";
+import type { Em, Orm } from "../db/orm.js";
+import { query } from "../db/sql.js";
+import { newShortId } from "../ids/short-id.js";
+import type { Actor } from "../ledger/actor.js";
+import { applyPage, ConnectionGone, MAX_LOGGED_SKIPS, type PageContext } from "./apply-page.js";
+import { mappedCategorySlug } from "./category-map.js";
+import type { CredentialCipher } from "./credentials.js";
+import type { PostCommitHook } from "./hooks.js";
+import { tryLockConnection } from "./lock.js";
+import type { ProviderName } from "./providers/provider.js";
+import type { ProviderRegistry } from "./registry.js";
+import { classifyFailure, HEALTHY, isTransient, statusAfterFailure, type SyncFailure } from "./status.js";
+import { upsertAccounts } from "./sync-accounts.js";
+import { sealedCredentials } from "./stored-credentials.js";
+
+/** The logger the engine writes to (the core's pino logger, or the CLI's). Never given credentials. */
+export interface EngineLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface SyncEngineDeps {
+  orm: Orm;
+  databaseUrl: string;
+  cipher: CredentialCipher;
+  registry: ProviderRegistry;
+  hooks: PostCommitHook[];
+  log: EngineLogger;
+}
+
+export interface SyncCounts {
+  pages: number;
+  added: number;
+  modified: number;
+  removed: number;
+  unchanged: number;
+  skipped: number;
+}
+
+export interface RunOptions {
+  trigger: SyncTrigger;
+  /**
+   * When the sync was asked for (database time). A sync that started after
+   * that and succeeded has already done what was asked, so this one is
+   * skipped: two requests that race become one sync.
+   */
+  requestedAt?: Date;
+  /** Aborting stops the sync after the page being committed (the core is shutting down). */
+  signal?: AbortSignal;
+  onProgress?: (counts: SyncCounts) => void;
+}
+
+export type SyncOutcome =
+  | ({ status: "success"; syncLogId: string } & SyncCounts)
+  | { status: "error"; syncLogId: string; failure: SyncFailure; retry: boolean }
+  /** Stopped between pages (shutdown); what was committed stays, the next sync continues from it. */
+  | { status: "interrupted"; syncLogId: string }
+  /** Another process is syncing this connection right now. */
+  | { status: "busy" }
+  | { status: "skipped"; reason: "not_found" | "disconnected" | "satisfied" | "paused" | "pending_reauth" };
+
+/** The connection was marked as needing a login after the sync (its log `l`) started. */
+const BROKEN_SINCE = "c.status = 'pending_reauth' and c.updated_at > l.started_at";
+
+/** Who the audit timeline names for what a sync does. */
+const syncActor = (provider: string): Actor => ({ type: "system", id: null, keyId: null, name: `sync (${provider})` });
+
+/** An error as the log may show it: name, message, stack; never its other fields (a request config holds secrets). */
+const safeErr = (e: unknown) =>
+  e instanceof Error ? { type: e.name, message: e.message, stack: e.stack } : { type: typeof e };
+
+/**
+ * Runs one sync of one connection: takes the connection's sync lock (one
+ * sync per connection at a time, across every core and the CLI), refreshes
+ * its accounts, then commits the provider's pages one by one
+ * (services/sync/apply-page.ts), and records the outcome in the connection's
+ * status (services/sync/status.ts) and its sync log.
+ */
+export class SyncEngine {
+  constructor(private readonly deps: SyncEngineDeps) {}
+
+  private em(): Em {
+    return this.deps.orm.em.fork();
+  }
+
+  async run(connectionId: string, opts: RunOptions): Promise<SyncOutcome> {
+    const lock = await tryLockConnection(this.deps.databaseUrl, connectionId);
+    if (!lock) return { status: "busy" };
+    try {
+      return await this.runLocked(connectionId, opts);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  private async runLocked(connectionId: string, opts: RunOptions): Promise<SyncOutcome> {
+    const em = this.em();
+    const conn = await em.findOne(ConnectionEntity, { id: connectionId }, { refresh: true });
+    if (!conn) return { status: "skipped", reason: "not_found" };
+    if (conn.status === "disconnected") return { status: "skipped", reason: "disconnected" };
+    if (opts.requestedAt && conn.lastSuccessStartedAt && conn.lastSuccessStartedAt >= opts.requestedAt) {
+      return { status: "skipped", reason: "satisfied" };
+    }
+    if (opts.trigger === "schedule" && conn.paused) return { status: "skipped", reason: "paused" };
+    if (opts.trigger === "schedule" && conn.status === "pending_reauth") {
+      return { status: "skipped", reason: "pending_reauth" };
+    }
+
+    // We hold the lock, so a log still "running" belongs to a sync whose process died.
+    await query(
+      em,
+      `update sync_logs set status = 'interrupted', finished_at = now(), error_code = 'INTERRUPTED',
+         error_message = 'The sync stopped before it finished (its process ended); '
+           || 'the next sync continued from its last committed page'
+       where connection_id = ? and status = 'running'`,
+      [conn.id],
+    );
+    const syncLogId = crypto.randomUUID();
+    await query(
+      em,
+      `with attempt as (update connections set last_attempt_at = now() where id = ?)
+       insert into sync_logs (id, short_id, connection_id, trigger, status, started_at)
+       values (?, ?, ?, ?, 'running', now())`,
+      [conn.id, syncLogId, newShortId(), conn.id, opts.trigger],
+    );
+    this.deps.log.info({ connection: conn.shortId, provider: conn.provider, trigger: opts.trigger }, "sync started");
+
+    const counts: SyncCounts = { pages: 0, added: 0, modified: 0, removed: 0, unchanged: 0, skipped: 0 };
+    try {
+      await this.syncPages(em, conn, syncLogId, counts, opts);
+    } catch (e) {
+      return this.fail(em, conn, syncLogId, counts, e);
+    }
+    if (opts.signal?.aborted) {
+      await this.endLog(em, syncLogId, "interrupted", {
+        code: "INTERRUPTED",
+        message: "The core shut down during the sync; the next sync continues from its last committed page",
+      });
+      return { status: "interrupted", syncLogId };
+    }
+    await em.transactional(async (tx) => {
+      await this.endLog(tx, syncLogId, "success", null);
+      await query(
+        tx,
+        // A login reported broken (a webhook) after this sync started is not repaired by its success.
+        `update connections c set
+           status = case when ${BROKEN_SINCE} then c.status else ? end,
+           error_code = case when ${BROKEN_SINCE} then c.error_code end,
+           error_message = case when ${BROKEN_SINCE} then c.error_message end,
+           last_synced_at = now(), last_success_started_at = l.started_at, updated_at = now()
+         from sync_logs l
+         where c.id = ? and l.id = ? and c.status <> 'disconnected'`,
+        [HEALTHY.status, conn.id, syncLogId],
+      );
+    });
+    this.deps.log.info({ connection: conn.shortId, ...counts }, "sync finished");
+    for (const hook of this.deps.hooks) {
+      if (!hook.afterSync) continue;
+      await hook
+        .afterSync({ connectionId: conn.id, syncLogId, trigger: opts.trigger, ...counts })
+        .catch((e: unknown) => this.deps.log.error({ err: safeErr(e), hook: hook.name }, "post-sync hook failed"));
+    }
+    return { status: "success", syncLogId, ...counts };
+  }
+
+  private async syncPages(em: Em, conn: Connection, syncLogId: string, counts: SyncCounts, opts: RunOptions) {
+    const provider = this.deps.registry.configured(conn.provider);
+    const credentials = this.deps.cipher.open(conn.id, await sealedCredentials(em, conn.id));
+    const actor = syncActor(conn.provider);
+    const accounts = await upsertAccounts(em, actor, conn, await provider.accounts(credentials));
+    if (accounts.skipped.length) {
+      await query(
+        em,
+        `update sync_logs set skipped_count = skipped_count + ?, skipped = skipped || ?::jsonb where id = ?`,
+        [accounts.skipped.length, JSON.stringify(accounts.skipped.slice(0, MAX_LOGGED_SKIPS)), syncLogId],
+      );
+      counts.skipped += accounts.skipped.length;
+    }
+    const ctx: PageContext = {
+      connectionId: conn.id,
+      provider: conn.provider as ProviderName,
+      syncLogId,
+      cursorBefore: conn.cursor ?? null,
+      accounts: accounts.byProviderId,
+      categoryOf: await this.categoryResolver(em, conn.provider as ProviderName),
+      actor,
+      loggedSkips: Math.min(MAX_LOGGED_SKIPS, accounts.skipped.length),
+    };
+    for await (const page of provider.sync(credentials, conn.cursor ?? null)) {
+      const r = await applyPage(em, ctx, page);
+      ctx.cursorBefore = page.nextCursor;
+      ctx.loggedSkips = Math.min(MAX_LOGGED_SKIPS, ctx.loggedSkips + r.skipped.length);
+      counts.pages++;
+      counts.added += r.added;
+      counts.modified += r.modified;
+      counts.removed += r.removed;
+      counts.unchanged += r.unchanged;
+      counts.skipped += r.skipped.length;
+      opts.onProgress?.({ ...counts });
+      for (const hook of this.deps.hooks) {
+        if (!hook.afterPage) continue;
+        await hook
+          .afterPage({
+            connectionId: conn.id,
+            syncLogId,
+            insertedIds: r.insertedIds,
+            updatedIds: r.updatedIds,
+            removedIds: r.removedIds,
+          })
+          .catch((e: unknown) => this.deps.log.error({ err: safeErr(e), hook: hook.name }, "post-commit hook failed"));
+      }
+      if (opts.signal?.aborted) return;
+    }
+  }
+
+  /** Seeded categories by slug, and the mapping from a provider's category to one of them. */
+  private async categoryResolver(em: Em, provider: ProviderName) {
+    const rows = await query<{ id: string; slug: string; name: string }>(
+      em,
+      `select id, slug, lower(display_name) as name from categories`,
+    );
+    const idBySlug = new Map(rows.map((r) => [r.slug, r.id]));
+    const slugByName = new Map<string, string>();
+    for (const r of rows) slugByName.set(r.name, r.slug).set(r.slug, r.slug);
+    const byName = (text: string) => slugByName.get(text.trim().toLowerCase()) ?? null;
+    return (primary: string | null, detailed: string | null) => {
+      const slug = mappedCategorySlug(provider, primary, detailed, byName);
+      return slug ? (idBySlug.get(slug) ?? null) : null;
+    };
+  }
+
+  private async endLog(
+    em: Em,
+    syncLogId: string,
+    status: "success" | "error" | "interrupted",
+    error: { code: string; message: string } | null,
+  ) {
+    await query(
+      em,
+      `update sync_logs set status = ?, finished_at = now(), error_code = ?, error_message = ? where id = ?`,
+      [status, error?.code ?? null, error?.message ?? null, syncLogId],
+    );
+  }
+
+  private async fail(
+    em: Em,
+    conn: Connection,
+    syncLogId: string,
+    counts: SyncCounts,
+    e: unknown,
+  ): Promise<SyncOutcome> {
+    if (e instanceof ConnectionGone) {
+      await this.endLog(em, syncLogId, "interrupted", { code: "DISCONNECTED", message: e.message });
+      return { status: "interrupted", syncLogId };
+    }
+    const failure = classifyFailure(e);
+    const logged = { connection: conn.shortId, provider: conn.provider, code: failure.code, pages: counts.pages };
+    if (failure.failure === "internal") this.deps.log.error({ ...logged, err: safeErr(e) }, "sync failed");
+    else this.deps.log.warn({ ...logged, failure: failure.failure }, "sync failed");
+    const next = statusAfterFailure(failure);
+    await em.transactional(async (tx) => {
+      await this.endLog(tx, syncLogId, "error", failure);
+      await query(
+        tx,
+        `update connections set status = ?, error_code = ?, error_message = ?, updated_at = now()
+         where id = ? and status <> 'disconnected'`,
+        [next.status, next.errorCode, next.errorMessage, conn.id],
+      );
+    });
+    return { status: "error", syncLogId, failure, retry: isTransient(failure) };
+  }
+}

@@ -1,0 +1,253 @@
+import { createHash } from "node:crypto";
+import { parse, type CsvError } from "csv-parse/sync";
+import { ProviderError } from "../provider.js";
+import { detectDelimiter, type Delimiter } from "./dialect.js";
+import { inferMapping, resolveMapping, type ColumnIndexes, type ColumnMapping } from "./mapping.js";
+import {
+  DATE_FORMATS,
+  clip,
+  inferDateFormat,
+  inferDecimalSeparator,
+  negate,
+  parseAmountCell,
+  parseDateCell,
+  type DateFormat,
+  type DecimalSeparator,
+} from "./values.js";
+
+/** How to read a file; what is left out is inferred from the file. */
+export interface CsvReadOptions {
+  columnMapping?: unknown;
+  dateFormat?: unknown;
+  /** True when a positive amount in the file is money out (Coffer's own sign); false (default) when it is money in. */
+  positiveIsDebit?: boolean;
+}
+
+/** One transaction row, read and normalised (Coffer's sign: positive = money out). */
+export interface CsvRow {
+  /** The file line the row starts on (the header is line 1). */
+  line: number;
+  date: string;
+  amount: string;
+  description: string;
+  merchant: string | null;
+  category: string | null;
+  /** The bank's id when the export has one, else a fingerprint of the row (see rowKeys). */
+  key: string;
+}
+
+export interface CsvRowError {
+  line: number;
+  reason: string;
+}
+
+export interface ParsedCsv {
+  delimiter: Delimiter;
+  headers: string[];
+  mapping: ColumnMapping;
+  dateFormat: DateFormat;
+  decimalSeparator: DecimalSeparator;
+  rows: CsvRow[];
+  errors: CsvRowError[];
+}
+
+const invalid = (code: string, message: string) => new ProviderError("invalid_input", code, message);
+
+interface RawRecord {
+  line: number;
+  cells: string[];
+}
+
+/** Line breaks inside a record's quoted fields: a record that holds them spans that many more lines. */
+function lineBreaksIn(cells: string[]): number {
+  let n = 0;
+  for (const c of cells) {
+    if (!c.includes("\n") && !c.includes("\r")) continue;
+    n += c.match(/\r\n|\r|\n/g)!.length;
+  }
+  return n;
+}
+
+/**
+ * Splits the text into records with the line each starts on. A record
+ * csv-parse cannot read (broken quoting) is an error of the line it starts on,
+ * and the others are still read. Lines are counted here rather than asked of
+ * csv-parse per record, which costs more than the parsing itself.
+ */
+function records(text: string, delimiter: Delimiter, errors: CsvRowError[]): RawRecord[] {
+  const skips: { before: number; lines: number; reason: string }[] = [];
+  const parsed: string[][] = parse(text, {
+    delimiter,
+    relax_column_count: true,
+    relax_quotes: true,
+    skip_empty_lines: false,
+    skip_records_with_error: true,
+    on_skip: (err: CsvError | undefined) => {
+      if (!err) return;
+      const e = err as CsvError & { lines?: number; records?: number };
+      skips.push({ before: e.records ?? 0, lines: e.lines ?? 0, reason: describeParseError(err) });
+    },
+  });
+  const out: RawRecord[] = [];
+  let line = 1;
+  let s = 0;
+  const skipUpTo = (r: number) => {
+    for (; s < skips.length && skips[s].before <= r; s++) {
+      errors.push({ line, reason: skips[s].reason });
+      line = Math.max(line, skips[s].lines) + 1;
+    }
+  };
+  for (let r = 0; r < parsed.length; r++) {
+    skipUpTo(r);
+    const cells = parsed[r];
+    const start = line;
+    line += 1 + lineBreaksIn(cells);
+    if (!(cells.length === 1 && cells[0].trim() === "")) out.push({ line: start, cells });
+  }
+  skipUpTo(Infinity);
+  return out;
+}
+
+function describeParseError(err: CsvError): string {
+  switch (err.code) {
+    case "CSV_QUOTE_NOT_CLOSED":
+      return "a quoted field is never closed";
+    case "CSV_INVALID_CLOSING_QUOTE":
+      return "text follows a closing quote";
+    default:
+      return "the line cannot be read as CSV";
+  }
+}
+
+/** The mapping, date format and sign handling a file is read with: as given, else as inferred. */
+function settle(headers: string[], body: RawRecord[], opts: CsvReadOptions) {
+  let mapping: ColumnMapping;
+  let indexes: ColumnIndexes;
+  if (opts.columnMapping !== undefined && opts.columnMapping !== null) {
+    ({ mapping, indexes } = resolveMapping(opts.columnMapping, headers));
+  } else {
+    const inferred = inferMapping(headers);
+    if (!inferred) {
+      const hasDate = headers.some((h) => /date|datum|fecha|buchungstag/i.test(h));
+      throw hasDate
+        ? invalid("CSV_NO_AMOUNT_COLUMN", "The CSV has no amount column it recognises: set column_mapping.amount")
+        : invalid("CSV_NO_DATE_COLUMN", "The CSV has no date column it recognises: set column_mapping.date");
+    }
+    ({ mapping, indexes } = resolveMapping(inferred, headers));
+  }
+  const cells = (i: number | undefined) => (i === undefined ? [] : body.map((r) => r.cells[i] ?? ""));
+  let dateFormat: DateFormat;
+  if (opts.dateFormat !== undefined && opts.dateFormat !== null && opts.dateFormat !== "") {
+    if (!(DATE_FORMATS as readonly unknown[]).includes(opts.dateFormat)) {
+      throw invalid("CSV_DATE_FORMAT", `date_format must be one of ${DATE_FORMATS.join(", ")}`);
+    }
+    dateFormat = opts.dateFormat as DateFormat;
+  } else {
+    const inferred = inferDateFormat(cells(indexes.date));
+    if (!inferred) {
+      throw invalid(
+        "CSV_NO_DATE_COLUMN",
+        `The column "${mapping.date}" holds no dates in a known format (${DATE_FORMATS.join(", ")})`,
+      );
+    }
+    dateFormat = inferred;
+  }
+  const amountCells = [...cells(indexes.amount), ...cells(indexes.debit), ...cells(indexes.credit)];
+  return { mapping, indexes, dateFormat, decimalSeparator: inferDecimalSeparator(amountCells) };
+}
+
+/**
+ * Reads a whole CSV: the first record is the header row, every later one a
+ * transaction. A row that cannot be read (bad date, bad amount, broken
+ * quoting) is reported with its line and the others are still read. Throws
+ * (invalid_input) only for what makes the whole file unusable: no rows, no
+ * date or amount column, a mapping that names missing columns.
+ */
+export function readCsv(text: string, opts: CsvReadOptions = {}): ParsedCsv {
+  const delimiter = detectDelimiter(text);
+  const errors: CsvRowError[] = [];
+  const all = records(text, delimiter, errors);
+  if (all.length === 0) throw invalid("CSV_EMPTY", "The CSV is empty");
+  const headers = all[0].cells.map((h) => h.trim());
+  const body = all.slice(1);
+  if (body.length === 0 && errors.length === 0) throw invalid("CSV_EMPTY", "The CSV has a header row but no rows");
+  const { mapping, indexes, dateFormat, decimalSeparator } = settle(headers, body, opts);
+  const cell = (r: RawRecord, i: number | undefined) => (i === undefined ? "" : (r.cells[i] ?? "").trim());
+  const rows: CsvRow[] = [];
+  for (const r of body) {
+    const rawDate = cell(r, indexes.date);
+    const date = parseDateCell(rawDate, dateFormat);
+    if (!date) {
+      errors.push({ line: r.line, reason: `"${clip(rawDate)}" is not a date written ${dateFormat}` });
+      continue;
+    }
+    const amount = rowAmount(r, indexes, decimalSeparator, opts.positiveIsDebit === true, cell);
+    if ("error" in amount) {
+      errors.push({ line: r.line, reason: amount.error });
+      continue;
+    }
+    const description = cell(r, indexes.description).replace(/\s+/g, " ");
+    rows.push({
+      line: r.line,
+      date,
+      amount: amount.amount,
+      description,
+      merchant: cell(r, indexes.merchant) || null,
+      category: cell(r, indexes.category) || null,
+      key: cell(r, indexes.id),
+    });
+  }
+  errors.sort((a, b) => a.line - b.line);
+  assignKeys(rows);
+  return { delimiter, headers, mapping, dateFormat, decimalSeparator, rows, errors };
+}
+
+/** The row's amount in Coffer's sign (positive = money out). */
+function rowAmount(
+  r: RawRecord,
+  ix: ColumnIndexes,
+  decimal: DecimalSeparator,
+  positiveIsDebit: boolean,
+  cell: (r: RawRecord, i: number | undefined) => string,
+): { amount: string } | { error: string } {
+  if (ix.amount !== undefined) {
+    const a = parseAmountCell(cell(r, ix.amount), decimal);
+    if ("error" in a) return a;
+    // Most bank exports write money out as negative; Coffer's sign is the opposite.
+    return { amount: positiveIsDebit ? a.amount : negate(a.amount) };
+  }
+  const debit = cell(r, ix.debit);
+  const credit = cell(r, ix.credit);
+  const d = debit ? parseAmountCell(debit, decimal) : null;
+  const c = credit ? parseAmountCell(credit, decimal) : null;
+  if (d && "error" in d) return d;
+  if (c && "error" in c) return c;
+  const out = d && d.amount !== "0.00" ? d.amount : null;
+  const inn = c && c.amount !== "0.00" ? c.amount : null;
+  if (out && inn) return { error: "the row has both a debit and a credit amount" };
+  if (out) return { amount: out.replace(/^-/, "") };
+  if (inn) return { amount: negate(inn.replace(/^-/, "")) };
+  if (d || c) return { amount: "0.00" };
+  return { error: "the row has neither a debit nor a credit amount" };
+}
+
+/**
+ * Gives every row its provider transaction id. A bank id, when the export
+ * has one, is the id. Otherwise the id is a fingerprint of the date, amount
+ * and description plus an occurrence index: the n-th identical row of a day
+ * gets index n, so two genuinely identical purchases stay two rows, and the
+ * same file imported again yields the same ids (and so changes nothing).
+ */
+function assignKeys(rows: CsvRow[]): void {
+  const seen = new Map<string, number>();
+  for (const row of rows) {
+    if (row.key) {
+      row.key = `id:${row.key}`;
+      continue;
+    }
+    const base = `${row.date}\u001f${row.amount}\u001f${row.description.toLowerCase()}`;
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    row.key = `fp:${createHash("sha256").update(`${base}\u001f${n}`).digest("base64url").slice(0, 24)}`;
+  }
+}

@@ -1,0 +1,121 @@
+import { canonicalAmount } from "../../../shared/validate.js";
+
+/** The date formats bank exports use; the slash formats need `date_format` (or a day over 12) to tell them apart. */
+export const DATE_FORMATS = ["YYYY-MM-DD", "MM/DD/YYYY", "DD/MM/YYYY", "DD.MM.YYYY"] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number];
+
+// A time of day after the date (space or T) is ignored: only the calendar day is kept.
+const TIME = /(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?[AaPp][Mm])?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO = new RegExp(`^(\\d{4})-(\\d{1,2})-(\\d{1,2})${TIME.source.slice(0, -1)}$`);
+const SLASH = new RegExp(`^(\\d{1,2})/(\\d{1,2})/(\\d{4})${TIME.source.slice(0, -1)}$`);
+const DOTS = new RegExp(`^(\\d{1,2})\\.(\\d{1,2})\\.(\\d{4})${TIME.source.slice(0, -1)}$`);
+
+const pad = (s: string) => s.padStart(2, "0");
+
+/** A date cell in `format` as YYYY-MM-DD, or null when it is not one (a 31 February included). */
+export function parseDateCell(raw: string, format: DateFormat): string | null {
+  const s = raw.trim();
+  let y: string, m: string, d: string;
+  let match: RegExpExecArray | null;
+  if (format === "YYYY-MM-DD" && (match = ISO.exec(s))) [, y, m, d] = match;
+  else if (format === "MM/DD/YYYY" && (match = SLASH.exec(s))) [, m, d, y] = match;
+  else if (format === "DD/MM/YYYY" && (match = SLASH.exec(s))) [, d, m, y] = match;
+  else if (format === "DD.MM.YYYY" && (match = DOTS.exec(s))) [, d, m, y] = match;
+  else return null;
+  return isDay(Number(y), Number(m), Number(d)) ? `${y}-${pad(m)}-${pad(d)}` : null;
+}
+
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Whether a day exists (no 31 April, 29 February only in leap years), without building a Date per row. */
+function isDay(y: number, m: number, d: number): boolean {
+  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
+  const leap = m === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return d <= DAYS[m - 1] + (leap ? 1 : 0);
+}
+
+/**
+ * The format a column of dates is written in: the one that reads the most
+ * cells. Slash dates are MM/DD/YYYY unless a first part over 12 shows they
+ * are DD/MM/YYYY (a file where every day is 12 or less cannot tell; pass
+ * date_format then). Null when no format reads any cell.
+ */
+export function inferDateFormat(cells: string[]): DateFormat | null {
+  const sample = cells.filter((c) => c.trim() !== "").slice(0, 2000);
+  let best: DateFormat | null = null;
+  let bestCount = 0;
+  for (const f of DATE_FORMATS) {
+    const n = sample.filter((c) => parseDateCell(c, f) !== null).length;
+    if (n > bestCount) {
+      best = f;
+      bestCount = n;
+    }
+  }
+  if (best === "MM/DD/YYYY" || best === "DD/MM/YYYY") {
+    const dayFirst = sample.filter((c) => parseDateCell(c, "DD/MM/YYYY") !== null).length;
+    const monthFirst = sample.filter((c) => parseDateCell(c, "MM/DD/YYYY") !== null).length;
+    best = dayFirst > monthFirst ? "DD/MM/YYYY" : "MM/DD/YYYY";
+  }
+  return best;
+}
+
+export type DecimalSeparator = "." | ",";
+
+/** Whether a column of amounts writes its decimals after a comma (1.234,56) or a point (1,234.56). */
+export function inferDecimalSeparator(cells: string[]): DecimalSeparator {
+  let comma = 0;
+  let point = 0;
+  for (const c of cells.slice(0, 5000)) {
+    if (/\d,\d{1,2}\)?\s*-?$/.test(c.trim())) comma++;
+    else if (/\d\.\d{1,2}\)?\s*-?$/.test(c.trim())) point++;
+  }
+  return comma > point ? "," : ".";
+}
+
+/** Why a cell is not an amount, or the amount as canonical decimal text ("-1234.50"). */
+export type AmountResult = { amount: string } | { error: string };
+
+/**
+ * An amount cell as the bank wrote it, read without floats: currency signs,
+ * spaces and thousands separators are dropped; a minus in front or behind,
+ * or parentheses, make it negative; at most two decimals (trailing zeros
+ * beyond them are fine), at most ten digits before the point.
+ */
+export function parseAmountCell(raw: string, decimal: DecimalSeparator): AmountResult {
+  let s = raw.trim().replace(/[\s\u00a0\u202f']/g, "");
+  if (s === "") return { error: "the amount is empty" };
+  let negative = false;
+  if (/^\(.*\)$/.test(s)) {
+    negative = true;
+    s = s.slice(1, -1);
+  }
+  s = s.replace(/^[+]/, "");
+  if (/^[-\u2212]/.test(s)) {
+    negative = !negative;
+    s = s.slice(1);
+  } else if (/-$/.test(s)) {
+    negative = !negative;
+    s = s.slice(0, -1);
+  }
+  s = s.replace(/^[$€£¥]|[$€£¥]$/g, "").replace(/^[A-Z]{3}|[A-Z]{3}$/g, "");
+  const thousands = decimal === "." ? "," : ".";
+  s = s.split(thousands).join("");
+  if (decimal === ",") s = s.replace(",", ".");
+  const m = /^(\d+)(?:\.(\d*))?$/.exec(s);
+  if (!m) return { error: `"${clip(raw)}" is not an amount` };
+  const [, int, frac = ""] = m;
+  const cents = frac.replace(/0+$/, "");
+  if (cents.length > 2) return { error: `"${clip(raw)}" has more than two decimals` };
+  const digits = int.replace(/^0+(?=\d)/, "");
+  if (digits.length > 10) return { error: `"${clip(raw)}" is too large (at most 10 digits before the point)` };
+  return { amount: canonicalAmount(`${negative ? "-" : ""}${digits}.${cents.padEnd(2, "0")}`) };
+}
+
+/** The opposite amount, as canonical text ("12.30" → "-12.30", "0.00" stays). */
+export function negate(amount: string): string {
+  if (amount === "0.00") return amount;
+  return amount.startsWith("-") ? amount.slice(1) : `-${amount}`;
+}
+
+/** A cell as an error message quotes it: at most 40 characters. */
+export const clip = (s: string) => (s.length > 40 ? `${s.slice(0, 37)}...` : s);

@@ -1,0 +1,269 @@
+import type { SyncTrigger, WebhookEventStatus } from "../db/entities/index.js";
+import type { Em } from "../db/orm.js";
+import { iso, pgArray, query } from "../db/sql.js";
+import { CofferError, notFound } from "../errors/coffer-error.js";
+import { retryOnShortIdClash } from "../ids/insert.js";
+import { parseId } from "../ids/resolve-id.js";
+import { newShortId } from "../ids/short-id.js";
+import type { CursorKeyring } from "../pagination/cursor-keys.js";
+import { timePage } from "../pagination/time-keyset.js";
+import { providerFailure } from "./connections.js";
+import { ProviderError, type WebhookEvent } from "./providers/provider.js";
+import type { ProviderRegistry } from "./registry.js";
+
+export interface WebhookDeps {
+  registry: ProviderRegistry;
+  requestSync(connectionId: string, trigger: SyncTrigger): Promise<void>;
+}
+
+export interface WebhookEventView {
+  id: string;
+  shortId: string;
+  provider: string;
+  eventId: string | null;
+  eventType: string | null;
+  status: WebhookEventStatus;
+  reason: string | null;
+  action: string | null;
+  connectionIds: string[];
+  receivedAt: string;
+  replayedAt: string | null;
+  replayCount: number;
+  /** The body, when it is a JSON object (every provider's is); null otherwise. */
+  payload: Record<string, unknown> | null;
+}
+
+/** Headers never stored with an event, whoever sends them. */
+const UNSTORED_HEADERS = new Set(["authorization", "cookie", "x-api-key", "proxy-authorization"]);
+
+interface Received {
+  provider: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+async function store(
+  em: Em,
+  r: Received,
+  e: {
+    status: WebhookEventStatus;
+    reason?: string | null;
+    event?: WebhookEvent;
+    connectionIds?: string[];
+  },
+): Promise<string | null> {
+  const headers = Object.fromEntries(Object.entries(r.headers).filter(([k]) => !UNSTORED_HEADERS.has(k.toLowerCase())));
+  const id = crypto.randomUUID();
+  // A second delivery of an accepted event id loses the race on the unique index: it is a duplicate.
+  const rows = await retryOnShortIdClash(() =>
+    em.transactional((sp) =>
+      query<{ id: string }>(
+        sp,
+        `insert into webhook_events (id, short_id, provider, event_id, event_type, status, reason, action, headers,
+           body, item_ids, connection_ids)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::text[], ?::uuid[])
+         on conflict (provider, event_id) where event_id is not null and status = 'accepted' do nothing
+         returning id`,
+        [
+          id,
+          newShortId(),
+          r.provider,
+          e.event?.eventId ?? null,
+          e.event?.type ?? null,
+          e.status,
+          e.reason ?? null,
+          e.event?.action ?? null,
+          JSON.stringify(headers),
+          r.body,
+          pgArray(e.event?.providerItemIds ?? []),
+          pgArray(e.connectionIds ?? []),
+        ],
+      ),
+    ),
+  );
+  return rows[0]?.id ?? null;
+}
+
+async function connectionsOf(em: Em, provider: string, itemIds: string[]): Promise<string[]> {
+  if (itemIds.length === 0) return [];
+  const rows = await query<{ id: string }>(
+    em,
+    `select id from connections where provider = ? and provider_item_id = any(?::text[]) and status <> 'disconnected'
+     order by id`,
+    [provider, pgArray(itemIds)],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Does what a verified event asks of the connections it names. */
+async function act(em: Em, deps: WebhookDeps, event: Pick<WebhookEvent, "action" | "type">, ids: string[]) {
+  if (ids.length === 0 || event.action === "none") return;
+  if (event.action === "reauth_required") {
+    await query(
+      em,
+      `update connections set status = 'pending_reauth', error_code = 'REAUTH_REQUIRED', error_message = ?,
+         updated_at = now()
+       where id = any(?::uuid[]) and status <> 'disconnected'`,
+      [`The provider reported that the bank login needs repair (${event.type})`, pgArray(ids)],
+    );
+    return;
+  }
+  if (event.action === "repaired") {
+    await query(
+      em,
+      `update connections set status = 'active', error_code = null, error_message = null, updated_at = now()
+       where id = any(?::uuid[]) and status = 'pending_reauth'`,
+      [pgArray(ids)],
+    );
+  }
+  for (const id of ids) await deps.requestSync(id, "webhook");
+}
+
+/**
+ * An inbound provider webhook. The provider's client verifies the signature
+ * over the raw body; every delivery is stored, verified or not. A bad
+ * signature is 401 INVALID_SIGNATURE and changes nothing else. A verified
+ * event is acted on (queue a sync, mark a login as needing repair, or as
+ * repaired) for the live connections it names; a second delivery of the same
+ * event id is stored as a duplicate and not acted on again.
+ */
+export async function receiveWebhook(
+  em: Em,
+  deps: WebhookDeps,
+  r: Received,
+): Promise<{ id: string | null; status: WebhookEventStatus }> {
+  const known = deps.registry.get(r.provider);
+  if (!known.verifyWebhook) throw new CofferError("NOT_FOUND", `Provider ${known.name} sends no webhooks`);
+  const provider = deps.registry.configured(r.provider);
+  if (!provider.verifyWebhook) throw new CofferError("NOT_FOUND", `Provider ${provider.name} sends no webhooks`);
+  let event: WebhookEvent;
+  try {
+    event = await provider.verifyWebhook(r.headers, r.body);
+  } catch (e) {
+    if (!(e instanceof ProviderError)) throw e;
+    await store(em, r, { status: "rejected", reason: `${e.code}: ${e.message}` });
+    if (e.failure === "invalid_input") throw new CofferError("INVALID_SIGNATURE", e.message);
+    return providerFailure(provider.name, e);
+  }
+  const connectionIds = await connectionsOf(em, provider.name, event.providerItemIds);
+  const status: WebhookEventStatus = connectionIds.length === 0 && event.action !== "none" ? "ignored" : "accepted";
+  const reason = status === "ignored" ? "no live connection has the login this event names" : null;
+  const id = await store(em, r, { status, reason, event, connectionIds });
+  if (id === null) {
+    return {
+      id: await store(em, r, { status: "duplicate", reason: "this event id was received before", event }),
+      status: "duplicate",
+    };
+  }
+  await act(em, deps, event, connectionIds);
+  return { id, status };
+}
+
+const VIEW = `
+  select w.id, w.short_id as "shortId", w.provider, w.event_id as "eventId", w.event_type as "eventType", w.status,
+    w.reason, w.action,
+    array(select c.short_id from connections c where c.id = any(w.connection_ids) order by c.short_id)
+      as "connectionIds",
+    ${iso("w.received_at")} as "receivedAt", ${iso("w.replayed_at")} as "replayedAt", w.replay_count as "replayCount",
+    w.body
+  from webhook_events w`;
+
+type Row = Omit<WebhookEventView, "payload"> & { body: Buffer };
+
+function present(r: Row): WebhookEventView {
+  const { body, ...rest } = r;
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body.toString("utf8"));
+  } catch {
+    payload = null;
+  }
+  const isObject = typeof payload === "object" && payload !== null && !Array.isArray(payload);
+  return { ...rest, payload: isObject ? (payload as Record<string, unknown>) : null };
+}
+
+/** Stored webhook events, newest first, paginated; filtered by provider and status. */
+export async function listWebhookEvents(
+  em: Em,
+  req: { provider?: string; status?: string; limit?: number; cursor: string },
+  keys: CursorKeyring,
+): Promise<{ events: WebhookEventView[]; nextCursor: string; hasMore: boolean }> {
+  const where: string[] = ["true"];
+  const params: unknown[] = [];
+  if (req.provider) {
+    where.push("provider = ?");
+    params.push(req.provider);
+  }
+  if (req.status) {
+    if (!["accepted", "duplicate", "rejected", "ignored"].includes(req.status)) {
+      throw new CofferError("INVALID_PARAMETER", "status must be one of accepted, duplicate, rejected, ignored");
+    }
+    where.push("status = ?");
+    params.push(req.status);
+  }
+  const page = await timePage(
+    em,
+    {
+      table: "webhook_events",
+      timeColumn: "received_at",
+      where: where.join(" and "),
+      params,
+      filters: { provider: req.provider ?? null, status: req.status ?? null },
+      limit: req.limit,
+      cursor: req.cursor,
+    },
+    keys,
+  );
+  const rows = page.ids.length
+    ? await query<Row>(em, `${VIEW} where w.id = any(?::uuid[]) order by w.received_at desc, w.id desc`, [
+        pgArray(page.ids),
+      ])
+    : [];
+  return { events: rows.map(present), nextCursor: page.nextCursor, hasMore: page.hasMore };
+}
+
+async function resolveEvent(em: Em, raw: string): Promise<Row & { itemIds: string[] }> {
+  const lookup = parseId(raw);
+  const rows = lookup
+    ? await query<Row & { itemIds: string[] }>(
+        em,
+        `${VIEW.replace("from webhook_events w", ', w.item_ids as "itemIds" from webhook_events w')}
+         where w.${lookup.column} = ?`,
+        [lookup.value],
+      )
+    : [];
+  if (rows.length === 0) throw notFound("Webhook event");
+  return rows[0];
+}
+
+export async function getWebhookEvent(em: Em, raw: string): Promise<WebhookEventView> {
+  const { itemIds: _, ...row } = await resolveEvent(em, raw);
+  return present(row);
+}
+
+/**
+ * Does again what a verified event asked (for the connections that now have
+ * its login), without checking its signature again: it was checked when the
+ * event arrived, and signatures expire within minutes. A rejected or
+ * duplicate event is not replayed (409).
+ */
+export async function replayWebhookEvent(em: Em, deps: WebhookDeps, raw: string): Promise<WebhookEventView> {
+  const ev = await resolveEvent(em, raw);
+  if (ev.status === "rejected" || ev.status === "duplicate") {
+    throw new CofferError("CONFLICT", `A ${ev.status} webhook event is not replayed; only verified events are`);
+  }
+  const connectionIds = await connectionsOf(em, ev.provider, ev.itemIds);
+  await query(
+    em,
+    `update webhook_events set replayed_at = now(), replay_count = replay_count + 1, connection_ids = ?::uuid[]
+     where id = ?`,
+    [pgArray(connectionIds), ev.id],
+  );
+  await act(
+    em,
+    deps,
+    { action: (ev.action ?? "none") as WebhookEvent["action"], type: ev.eventType ?? "" },
+    connectionIds,
+  );
+  return getWebhookEvent(em, ev.id);
+}
