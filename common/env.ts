@@ -24,6 +24,8 @@ export interface CofferEnv {
   publicUrl: string;
   logLevel: LogLevel;
   deviceCodeTtlSeconds: number;
+  /** How long preview_rule may take before it answers 400. */
+  rulePreviewTimeoutMs: number;
   /** The key `coffer mcp --stdio` acts with. */
   apiKey: string | undefined;
 }
@@ -82,6 +84,7 @@ export const DEFAULTS = {
   mcpPort: 8090,
   logLevel: "info",
   deviceCodeTtlSeconds: 600,
+  rulePreviewTimeoutMs: 10_000,
 } as const;
 
 /** Reads and checks every COFFER_* variable (and DATABASE_URL); throws EnvError naming the first bad one. */
@@ -105,6 +108,13 @@ export function readEnv(env: Env = process.env): CofferEnv {
       DEFAULTS.deviceCodeTtlSeconds,
       1,
       7 * 24 * 3600,
+    ),
+    rulePreviewTimeoutMs: integer(
+      env,
+      "COFFER_RULE_PREVIEW_TIMEOUT_MS",
+      DEFAULTS.rulePreviewTimeoutMs,
+      1,
+      10 * 60 * 1000,
     ),
     apiKey: raw(env, "COFFER_API_KEY"),
   };

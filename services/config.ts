@@ -11,6 +11,8 @@ export interface CoreConfig {
   /** Where people reach the REST gateway; used to build the device-code verification URL. */
   publicUrl: string;
   logLevel: string;
+  /** How long preview_rule may take before it answers 400 VALIDATION_ERROR. */
+  rulePreviewTimeoutMs: number;
 }
 
 export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreConfig {
@@ -26,5 +28,6 @@ export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreCon
     deviceCodeTtlSeconds: e.deviceCodeTtlSeconds,
     publicUrl: e.publicUrl,
     logLevel: e.logLevel,
+    rulePreviewTimeoutMs: e.rulePreviewTimeoutMs,
   };
 }

@@ -8,6 +8,7 @@ import { accountRoutes } from "./ledger/accounts/routes.js";
 import { categoryRoutes } from "./ledger/categories/routes.js";
 import { counterpartyRoutes } from "./ledger/counterparties/routes.js";
 import { tagRoutes } from "./ledger/tags/routes.js";
+import { ruleRoutes } from "./rules/routes.js";
 
 /** Every area's Connect services, composed. */
 export function routes(deps: CoreDeps) {
@@ -20,5 +21,6 @@ export function routes(deps: CoreDeps) {
     categoryRoutes(router);
     tagRoutes(router);
     counterpartyRoutes(router);
+    ruleRoutes(router, deps);
   };
 }

@@ -7,6 +7,7 @@ import { UserService } from "../../gen/coffer/v1/users_pb.js";
 import { AccountService } from "../../gen/coffer/v1/accounts_pb.js";
 import { CategoryService } from "../../gen/coffer/v1/categories_pb.js";
 import { CounterpartyService } from "../../gen/coffer/v1/counterparties_pb.js";
+import { RuleService } from "../../gen/coffer/v1/rules_pb.js";
 import { TagService } from "../../gen/coffer/v1/tags_pb.js";
 import { TransactionService } from "../../gen/coffer/v1/transactions_pb.js";
 
@@ -27,6 +28,7 @@ export function coreClients(transport: Transport) {
     categories: createClient(CategoryService, transport),
     tags: createClient(TagService, transport),
     counterparties: createClient(CounterpartyService, transport),
+    rules: createClient(RuleService, transport),
   };
 }
 

@@ -5,7 +5,7 @@ import { table } from "../db/sql.js";
 import type { Actor } from "./actor.js";
 
 export interface AnnotationInput {
-  entityType: "transaction" | "category" | "tag" | "counterparty" | "account" | "comment";
+  entityType: "transaction" | "category" | "tag" | "counterparty" | "account" | "comment" | "rule";
   entityId: string;
   /** The transaction whose timeline shows this entry, if any. */
   transactionId?: string | null;

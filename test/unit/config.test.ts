@@ -12,6 +12,7 @@ describe("coreConfigFromEnv", () => {
       deviceCodeTtlSeconds: 600,
       publicUrl: "http://localhost:8080",
       logLevel: "info",
+      rulePreviewTimeoutMs: 10_000,
     });
   });
 
@@ -23,6 +24,7 @@ describe("coreConfigFromEnv", () => {
     [{ COFFER_PUBLIC_URL: "https://coffer.example/" }, { publicUrl: "https://coffer.example" }],
     [{ COFFER_HOST: "0.0.0.0" }, { host: "0.0.0.0" }],
     [{ COFFER_LOG_LEVEL: "warn" }, { logLevel: "warn" }],
+    [{ COFFER_RULE_PREVIEW_TIMEOUT_MS: "2500" }, { rulePreviewTimeoutMs: 2500 }],
   ])("%o → %o", (env, expected) => {
     expect(coreConfigFromEnv({ ...base, ...env })).toMatchObject(expected);
   });

@@ -15,6 +15,7 @@ describe("readEnv: the one reader of Coffer's environment", () => {
       publicUrl: "http://localhost:8080",
       logLevel: "info",
       deviceCodeTtlSeconds: 600,
+      rulePreviewTimeoutMs: 10_000,
       apiKey: undefined,
     });
   });
@@ -45,6 +46,8 @@ describe("readEnv: the one reader of Coffer's environment", () => {
     ["COFFER_EMBEDDED_PG_PORT", "-1"],
     ["COFFER_REST_PORT", "Infinity"],
     ["COFFER_DEVICE_CODE_TTL_SECONDS", "0"],
+    ["COFFER_RULE_PREVIEW_TIMEOUT_MS", "0"],
+    ["COFFER_RULE_PREVIEW_TIMEOUT_MS", "fast"],
     ["COFFER_CORE_URL", "localhost:7100"],
     ["COFFER_PUBLIC_URL", "ftp://coffer.example"],
     ["COFFER_LOG_LEVEL", "loud"],

@@ -2,6 +2,7 @@ import { Migration0001Foundation } from "./Migration0001Foundation.js";
 import { Migration0002Ledger } from "./Migration0002Ledger.js";
 import { Migration0003TransactionSnapshots } from "./Migration0003TransactionSnapshots.js";
 import { Migration0004SearchText } from "./Migration0004SearchText.js";
+import { Migration0009Rules } from "./Migration0009Rules.js";
 
 /**
  * Static list of migrations, in order. umzug's dynamic import cannot load .ts
@@ -12,4 +13,5 @@ export const migrationsList = [
   { name: "Migration0002Ledger", class: Migration0002Ledger },
   { name: "Migration0003TransactionSnapshots", class: Migration0003TransactionSnapshots },
   { name: "Migration0004SearchText", class: Migration0004SearchText },
+  { name: "Migration0009Rules", class: Migration0009Rules },
 ];

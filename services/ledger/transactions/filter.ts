@@ -63,7 +63,7 @@ function parseSlugs(raw: string[], field: string): string[] {
   return [...slugs].sort();
 }
 
-function parseSearch(raw: string): string[] {
+export function parseSearch(raw: string): string[] {
   if (raw.length > MAX_SEARCH_LENGTH) throw invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`);
   // Control characters count as spaces: U+001F separates the two names in search_text.
   const terms = [
@@ -85,7 +85,7 @@ function parseSearch(raw: string): string[] {
   return terms;
 }
 
-function parseSearchMode(raw: string | undefined): SearchMode {
+export function parseSearchMode(raw: string | undefined): SearchMode {
   if (!present(raw)) return "contains";
   const mode = raw.trim();
   if (!(SEARCH_MODES as readonly string[]).includes(mode))

@@ -1,0 +1,48 @@
+import { Migration } from "@mikro-orm/migrations";
+
+/**
+ * Transaction rules (services/rules, docs/rules.md).
+ *
+ * - conditions is the condition tree as written (account and user ids as
+ *   short ids); actions name categories and tags by id, so renaming a slug
+ *   keeps the rule working (the API shows slugs). Deleting a category or tag
+ *   a rule uses is refused until the rule is changed.
+ * - rules_pipeline_index is the pipeline's order and the list's default
+ *   page order: priority, then older first, then id.
+ * - The default rule tags every new transaction needs_review (the tag is
+ *   created here when missing). It is an ordinary rule: visible, editable,
+ *   disableable. Priority 0 runs it before rules at the default priority
+ *   (100), so they can remove the tag again for transactions they recognise.
+ */
+export class Migration0009Rules extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`
+      create table rules (
+        id uuid primary key,
+        short_id varchar(8) not null unique,
+        name text not null check (length(btrim(name)) > 0),
+        conditions jsonb not null default '{}' check (jsonb_typeof(conditions) = 'object'),
+        actions jsonb not null check (jsonb_typeof(actions) = 'array'),
+        trigger text not null default 'always' check (trigger in ('on_create', 'on_change', 'always')),
+        priority integer not null default 100,
+        enabled boolean not null default true,
+        hit_count bigint not null default 0 check (hit_count >= 0),
+        last_hit_at timestamptz null,
+        created_by_type text not null check (created_by_type in ('user', 'agent', 'system')),
+        created_by_id text null,
+        created_by_name text not null,
+        created_at timestamptz not null default clock_timestamp(),
+        updated_at timestamptz not null default clock_timestamp()
+      );
+      create index rules_pipeline_index on rules (priority, created_at, id);
+
+      insert into tags (id, short_id, slug, display_name)
+        values (gen_random_uuid(), coffer_short_id(), 'needs_review', 'Needs review')
+        on conflict do nothing;
+      insert into rules (id, short_id, name, conditions, actions, trigger, priority, created_by_type, created_by_name)
+        select gen_random_uuid(), coffer_short_id(), 'Mark new transactions for review', '{}',
+          jsonb_build_array(jsonb_build_object('type', 'add_tag', 'tag_id', t.id)), 'on_create', 0, 'system', 'Coffer'
+        from tags t where t.slug = 'needs_review';
+    `);
+  }
+}

@@ -1,0 +1,163 @@
+import type { Em } from "../db/orm.js";
+import { query } from "../db/sql.js";
+import { CofferError, validation } from "../errors/coffer-error.js";
+import { conditionsMatch } from "./engine/index.js";
+import { scanContexts } from "./context-loader.js";
+import { prefilter } from "./prefilter.js";
+import { categorySlugOf, loadReferenceMaps } from "./references.js";
+import { parseConditions } from "./rules.js";
+
+/**
+ * preview_rule: a dry run of a condition tree over every stored (not
+ * deleted) transaction. No writes, no hit counts, no pipeline: each
+ * transaction is judged on its stored values alone. The scan reads only the
+ * columns the conditions need, narrowed by the prefilter, in batches through
+ * a cursor; the evaluator decides every row. It runs under a time budget
+ * (COFFER_RULE_PREVIEW_TIMEOUT_MS): PostgreSQL's statement timeout bounds
+ * each statement, and the evaluation checks the clock between rows, yielding
+ * to other requests as it goes, so an expensive tree cannot stall the core.
+ */
+
+export interface PreviewSample {
+  shortId: string;
+  date: string;
+  amount: string;
+  name: string;
+  providerCategoryPrimary: string | null;
+  categorySlug: string;
+}
+
+export interface PreviewResult {
+  matchCount: number;
+  totalScanned: number;
+  /** The newest matches (date, then short id, descending). */
+  samples: PreviewSample[];
+}
+
+export const SAMPLE_SIZE = { default: 10, max: 50 } as const;
+
+export function parseSampleSize(raw: number | undefined): number {
+  if (raw === undefined || raw === 0) return SAMPLE_SIZE.default;
+  if (!Number.isInteger(raw) || raw < 1 || raw > SAMPLE_SIZE.max) {
+    throw new CofferError("INVALID_PARAMETER", `sample_size must be between 1 and ${SAMPLE_SIZE.max}`);
+  }
+  return raw;
+}
+
+/** How long the evaluation may run before it lets other work in. */
+const SLICE_MS = 20;
+
+const isQueryCanceled = (e: unknown) => (e as { code?: unknown } | null)?.code === "57014";
+
+export async function previewRule(
+  em: Em,
+  input: { conditions: unknown; sampleSize?: number },
+  opts: { timeoutMs: number },
+): Promise<PreviewResult> {
+  const sampleSize = parseSampleSize(input.sampleSize);
+  const { compiled } = await parseConditions(em, input.conditions);
+  const started = performance.now();
+  const deadline = started + opts.timeoutMs;
+  let total = 0;
+  const tooSlow = () =>
+    validation(
+      `preview_rule stopped after ${opts.timeoutMs} ms: these conditions take too long to judge on ` +
+        `${total || "the stored"} transactions; narrow them (for example with a contains on the name or a ` +
+        "range of amounts) or simplify them",
+    );
+  const remaining = () => {
+    const ms = Math.floor(deadline - performance.now());
+    if (ms <= 0) throw tooSlow();
+    return ms;
+  };
+
+  let matchCount = 0;
+  const top: { date: string; shortId: string }[] = [];
+  const newer = (a: { date: string; shortId: string }, b: { date: string; shortId: string }) =>
+    a.date > b.date || (a.date === b.date && a.shortId > b.shortId);
+
+  try {
+    await em.transactional(async (tx) => {
+      await query(tx, "set transaction read only");
+      const timeout = async () => {
+        await query(tx, `set local statement_timeout = ${remaining()}`);
+      };
+      await timeout();
+      const [count] = await query<{ n: string }>(
+        tx,
+        `select count(*)::text as n from transactions where deleted_at is null`,
+      );
+      total = Number(count.n);
+      const maps = await loadReferenceMaps(tx);
+      const narrow = prefilter(compiled);
+      let sliceStart = performance.now();
+      await scanContexts(tx, {
+        where: narrow?.sql ?? "true",
+        params: narrow?.params ?? [],
+        fields: compiled.fields,
+        maps,
+        beforeFetch: timeout,
+        async onBatch(batch) {
+          for (let i = 0; i < batch.length; i++) {
+            const t = batch[i];
+            if (conditionsMatch(compiled, t.context)) {
+              matchCount++;
+              const row = { date: t.date, shortId: t.shortId };
+              if (top.length < sampleSize || newer(row, top[top.length - 1])) {
+                let at = top.length;
+                while (at > 0 && newer(row, top[at - 1])) at--;
+                top.splice(at, 0, row);
+                if (top.length > sampleSize) top.pop();
+              }
+            }
+            if ((i & 1023) === 1023 && performance.now() - sliceStart > SLICE_MS) {
+              remaining();
+              await new Promise((r) => setImmediate(r));
+              sliceStart = performance.now();
+            }
+          }
+        },
+      });
+      remaining();
+    });
+  } catch (e) {
+    if (isQueryCanceled(e)) throw tooSlow();
+    throw e;
+  }
+  return {
+    matchCount,
+    totalScanned: total,
+    samples: await loadSamples(
+      em,
+      top.map((t) => t.shortId),
+    ),
+  };
+}
+
+async function loadSamples(em: Em, shortIds: string[]): Promise<PreviewSample[]> {
+  if (shortIds.length === 0) return [];
+  const maps = await loadReferenceMaps(em);
+  const rows = await query<{
+    short_id: string;
+    date: string;
+    amount: string;
+    name: string;
+    provider_category_primary: string | null;
+    category_id: string | null;
+  }>(
+    em,
+    `select t.short_id, to_char(t.date, 'YYYY-MM-DD') as date, t.amount::text as amount,
+       coalesce(t.provider_merchant_name, t.provider_name) as name, t.provider_category_primary, t.category_id
+     from transactions t where t.short_id = any(?::text[])
+     order by t.date desc, t.short_id desc`,
+    [`{${shortIds.join(",")}}`],
+  );
+  return rows.map((r) => ({
+    shortId: r.short_id,
+    date: r.date,
+    amount: r.amount,
+    name: r.name,
+    providerCategoryPrimary: r.provider_category_primary,
+    categorySlug: categorySlugOf(maps, r.category_id),
+  }));
+}
