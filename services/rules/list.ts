@@ -145,19 +145,22 @@ function parseSort(sortBy: string | undefined, sortOrder: string | undefined): {
   return { by, order };
 }
 
+/** Pipeline order, which also breaks the ties of the other sorts. */
+const PIPELINE = "r.priority, r.created_at, r.id";
+
 function orderBy(by: RuleSort, order: "asc" | "desc"): string {
   switch (by) {
     case "priority":
       return `r.priority ${order}, r.created_at ${order}, r.id ${order}`;
     case "hit_count":
-      return `r.hit_count ${order}, r.id ${order}`;
+      return `r.hit_count ${order}, ${PIPELINE}`;
     case "last_hit_at":
       // Never-hit rules are the least recently hit.
-      return `r.last_hit_at ${order} nulls ${order === "desc" ? "last" : "first"}, r.id ${order}`;
+      return `r.last_hit_at ${order} nulls ${order === "desc" ? "last" : "first"}, ${PIPELINE}`;
     case "created_at":
       return `r.created_at ${order}, r.id ${order}`;
     case "name":
-      return `lower(r.name) ${order}, r.id ${order}`;
+      return `lower(r.name) ${order}, ${PIPELINE}`;
   }
 }
 

@@ -1,6 +1,8 @@
 import type { ToolDef } from "../tool.js";
 import { listUsers, whoami } from "./identity.js";
 import { referenceTools } from "./reference.js";
+import { ruleReadTools } from "./rules-read.js";
+import { ruleWriteTools } from "./rules-write.js";
 import { transactionReadTools } from "./transactions-read.js";
 import { transactionWriteTools } from "./transactions-write.js";
 
@@ -10,4 +12,6 @@ export const allTools: ToolDef[] = [
   ...referenceTools,
   ...transactionReadTools,
   ...transactionWriteTools,
+  ...ruleReadTools,
+  ...ruleWriteTools,
 ];

@@ -3,6 +3,7 @@ import { accountRoutes } from "./accounts.js";
 import { authRoutes } from "./auth.js";
 import { categoryRoutes } from "./categories.js";
 import { counterpartyRoutes } from "./counterparties.js";
+import { ruleRoutes } from "./rules.js";
 import { systemRoutes } from "./system.js";
 import { tagRoutes } from "./tags.js";
 import { transactionReadRoutes } from "./transactions-read.js";
@@ -19,4 +20,5 @@ export const allRoutes: RestRoute[] = [
   ...categoryRoutes,
   ...tagRoutes,
   ...counterpartyRoutes,
+  ...ruleRoutes,
 ];
