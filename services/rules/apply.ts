@@ -65,6 +65,7 @@ export async function applyRule(em: Em, actor: Actor, rawId: string, raw: DateRa
       params: [...range.params, ...(narrow?.params ?? [])],
       fields: rule.conditions.fields,
       maps,
+      withIds: true,
       onBatch(batch) {
         for (const t of batch) if (conditionsMatch(rule.conditions, t.context)) ids.push(t.id);
       },
@@ -102,6 +103,7 @@ export async function applyAllRules(em: Em, actor: Actor, raw: DateRange): Promi
       params: range.params,
       fields: "all",
       maps,
+      withIds: true,
       onBatch(batch) {
         for (const t of batch) if (runPipeline(rules, t.context, t.state, LIMITS).matched.length > 0) ids.push(t.id);
       },

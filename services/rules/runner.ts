@@ -89,9 +89,25 @@ export async function applyRulesOnSync(
   });
 }
 
+type Outcome = { t: LoadedTransaction; r: PipelineResult };
+
+function judge(loaded: LoadedTransaction[], rules: readonly CompiledRule[]): Outcome[] {
+  const out: Outcome[] = [];
+  for (const t of loaded) {
+    const r = runPipeline(rules, t.context, t.state, LIMITS);
+    if (r.matched.length > 0) out.push({ t, r });
+  }
+  return out;
+}
+
 /**
- * Runs `rules` (in pipeline order) on these transactions, locked, and writes
- * the changes; adds the matches to `hits` (the caller writes them once).
+ * Runs `rules` (in pipeline order) on these transactions and writes the
+ * changes; adds the matches to `hits` (the caller writes them once).
+ *
+ * Optimistic: rows are read without locks, and a change is written only if
+ * the row is still the version that was read (transactions.seq). The rows a
+ * concurrent writer changed meanwhile are read again, locked this time, and
+ * judged again. Locking every row up front would write each one twice.
  */
 export async function runOn(
   tx: Em,
@@ -104,17 +120,32 @@ export async function runOn(
   const summary: RunSummary = { matched: 0, changed: 0 };
   if (rules.length === 0) return summary;
   for (let i = 0; i < ids.length; i += CHUNK) {
-    const loaded = await loadContexts(tx, ids.slice(i, i + CHUNK), maps, { lock: true });
-    const results: { t: LoadedTransaction; r: PipelineResult }[] = [];
-    for (const t of loaded) {
-      const r = runPipeline(rules, t.context, t.state, LIMITS);
-      if (r.matched.length === 0) continue;
-      summary.matched++;
-      for (const m of r.matched) hits.set(m.id, (hits.get(m.id) ?? 0) + 1);
-      if (r.changed) results.push({ t, r });
+    const first = judge(await loadContexts(tx, ids.slice(i, i + CHUNK), maps), rules);
+    await ensureAddedTags(tx, first, maps, actor);
+    const written = await writeRows(
+      tx,
+      first.filter((o) => o.r.changed),
+      maps,
+      { checkVersion: true },
+    );
+    const stale = new Set(first.filter((o) => o.r.changed && !written.has(o.t.id)).map((o) => o.t.id));
+    const outcomes = first.filter((o) => !stale.has(o.t.id));
+    if (stale.size > 0) {
+      const again = judge(await loadContexts(tx, [...stale], maps, { lock: true }), rules);
+      await ensureAddedTags(tx, again, maps, actor);
+      await writeRows(
+        tx,
+        again.filter((o) => o.r.changed),
+        maps,
+        { checkVersion: false },
+      );
+      outcomes.push(...again);
     }
-    summary.changed += results.length;
-    await persist(tx, results, maps, actor);
+    const changed = outcomes.filter((o) => o.r.changed);
+    for (const o of outcomes) for (const m of o.r.matched) hits.set(m.id, (hits.get(m.id) ?? 0) + 1);
+    summary.matched += outcomes.length;
+    summary.changed += changed.length;
+    await writeEffects(tx, changed, actor);
   }
   return summary;
 }
@@ -149,39 +180,52 @@ async function counterpartyShortIds(tx: Em, ids: string[]): Promise<Map<string, 
   return new Map(rows.map((r) => [r.id, r.short_id]));
 }
 
-async function persist(
-  tx: Em,
-  results: { t: LoadedTransaction; r: PipelineResult }[],
-  maps: ReferenceMaps,
-  actor: Actor,
-): Promise<void> {
-  if (results.length === 0) return;
-  // Tags a rule adds by slug that do not exist (flag's "flagged" on first use) are created.
-  const missing = [...new Set(results.flatMap(({ r }) => r.tagsAdded.map((a) => a.slug)))].filter(
+/** Tags a rule adds by slug that do not exist (flag's "flagged" on first use) are created. */
+async function ensureAddedTags(tx: Em, outcomes: Outcome[], maps: ReferenceMaps, actor: Actor): Promise<void> {
+  const missing = [...new Set(outcomes.flatMap(({ r }) => r.tagsAdded.map((a) => a.slug)))].filter(
     (s) => !maps.tagIdBySlug.has(s),
   );
-  if (missing.length > 0) {
-    for (const [slug, id] of await ensureTags(tx, actor, missing)) {
-      maps.tagIdBySlug.set(slug, id);
-      maps.tags.set(id, slug);
-    }
+  if (missing.length === 0) return;
+  for (const [slug, id] of await ensureTags(tx, actor, missing)) {
+    maps.tagIdBySlug.set(slug, id);
+    maps.tags.set(id, slug);
   }
+}
 
-  const rowChanges = results.filter(
-    ({ r }) => r.category || r.tagsAdded.length || r.tagsRemoved.length || r.metadata.length || r.counterparty,
-  );
-  if (rowChanges.length > 0) {
-    await query(
+/**
+ * Writes the rows' new values in one statement (and locks the changed rows
+ * whose columns stay, e.g. only a comment is added). With `checkVersion`,
+ * only rows still at the version that was read; returns the ids written.
+ */
+async function writeRows(
+  tx: Em,
+  outcomes: Outcome[],
+  maps: ReferenceMaps,
+  opts: { checkVersion: boolean },
+): Promise<Set<string>> {
+  const isRowChange = ({ r }: Outcome) =>
+    r.category !== null ||
+    r.tagsAdded.length > 0 ||
+    r.tagsRemoved.length > 0 ||
+    r.metadata.length > 0 ||
+    r.counterparty !== null;
+  const version = opts.checkVersion ? " and t.seq = v.seq" : "";
+  const done = new Set<string>();
+  const rows = outcomes.filter(isRowChange);
+  if (rows.length > 0) {
+    const updated = await query<{ id: string }>(
       tx,
       `update transactions t set category_id = v.category_id, category_source = v.category_source,
          tag_ids = v.tag_ids, metadata = v.metadata, counterparty_id = v.counterparty_id
-       from jsonb_to_recordset(?::jsonb)
-         as v(id uuid, category_id uuid, category_source text, tag_ids uuid[], metadata jsonb, counterparty_id uuid)
-       where t.id = v.id`,
+       from jsonb_to_recordset(?::jsonb) as v(id uuid, seq bigint, category_id uuid, category_source text,
+         tag_ids uuid[], metadata jsonb, counterparty_id uuid)
+       where t.id = v.id and t.deleted_at is null${version}
+       returning t.id`,
       [
         JSON.stringify(
-          rowChanges.map(({ t, r }) => ({
+          rows.map(({ t, r }) => ({
             id: t.id,
+            seq: t.seq,
             category_id: r.after.categoryId,
             category_source: r.after.categorySource,
             tag_ids: nextTagIds(t, r, maps),
@@ -191,8 +235,24 @@ async function persist(
         ),
       ],
     );
+    for (const u of updated) done.add(u.id);
   }
+  const others = outcomes.filter((o) => !isRowChange(o));
+  if (others.length > 0) {
+    const locked = await query<{ id: string }>(
+      tx,
+      `select t.id from transactions t join jsonb_to_recordset(?::jsonb) as v(id uuid, seq bigint) on t.id = v.id
+       where t.deleted_at is null${version} order by t.id for update of t`,
+      [JSON.stringify(others.map(({ t }) => ({ id: t.id, seq: t.seq })))],
+    );
+    for (const l of locked) done.add(l.id);
+  }
+  return done;
+}
 
+/** What a change brings besides the row: series, comments, and one annotation per change naming the rule. */
+async function writeEffects(tx: Em, results: Outcome[], actor: Actor): Promise<void> {
+  if (results.length === 0) return;
   const series = results.flatMap(({ t, r }) => (r.series ? [{ transactionId: t.id, seriesShortId: r.series.to }] : []));
   await assignSeries(tx, series);
 

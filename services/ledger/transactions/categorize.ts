@@ -11,12 +11,12 @@ import { lockTransaction, quoted } from "./locked-row.js";
 import { loadTransaction, resolveTransactionId, type TransactionView } from "./view.js";
 
 /*
- * Who chose a category is stored in category_source. A person's choice
- * ("user", or "agent" for an AI agent's key, "system" for the operator's CLI)
- * is remembered as such: the rules engine must skip every row whose
- * category_source is "user", "agent" or "system" and only ever (re)categorize
- * rows whose source is null or "rule". ResetTransactionCategory clears both the
- * category and its source, which hands the row back to the rules.
+ * Who chose a category is stored in category_source: "user", or "agent" for
+ * an AI agent's key, "system" for the operator's CLI and for a category the
+ * import mapped from the provider, "rule" for the rules engine. A rule never
+ * overwrites a "user" or "agent" choice; "system", "rule" and none may be
+ * refined (services/rules, docs/rules.md). ResetTransactionCategory clears
+ * both the category and its source, which hands the row back to the rules.
  */
 
 export interface CategoryChoice {

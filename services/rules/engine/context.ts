@@ -37,13 +37,18 @@ export interface TransactionContext {
   /** The counterparty's name, null when none. */
   counterparty?: string | null;
   metadata?: Readonly<Record<string, unknown>>;
-  /** Lower-cased string fields, filled on first use (string comparisons are case-insensitive). */
+  /** Lower-cased string fields, filled on first use when present (string comparisons are case-insensitive). */
   lowered?: Record<string, string>;
 }
 
-/** The lower-cased form of a string field of this context, computed once per context and field. */
+/**
+ * The lower-cased form of a string field. A context with a `lowered` cache
+ * (the pipeline's working copy, judged by many rules) computes each once;
+ * one judged once (a row of a scan) just lower-cases it.
+ */
 export function loweredField(ctx: TransactionContext, key: string, raw: string): string {
-  const cache = (ctx.lowered ??= {});
+  const cache = ctx.lowered;
+  if (cache === undefined) return raw.toLowerCase();
   let v = cache[key];
   if (v === undefined) {
     v = raw.toLowerCase();
@@ -57,24 +62,24 @@ export function forgetLowered(ctx: TransactionContext, key: string): void {
   if (ctx.lowered) delete ctx.lowered[key];
 }
 
-const DAY_MS = 86_400_000;
-
-function dateParts(date: string): { y: number; m: number; d: number } {
-  return { y: Number(date.slice(0, 4)), m: Number(date.slice(5, 7)), d: Number(date.slice(8, 10)) };
-}
+// Date parts from "YYYY-MM-DD", by arithmetic on the characters: a scan computes them for a million rows.
+const digit = (s: string, i: number) => s.charCodeAt(i) - 48;
+const yearOf = (d: string) => digit(d, 0) * 1000 + digit(d, 1) * 100 + digit(d, 2) * 10 + digit(d, 3);
 
 /** 1..31 */
-export const dayOfMonth = (date: string) => dateParts(date).d;
+export const dayOfMonth = (date: string) => digit(date, 8) * 10 + digit(date, 9);
 /** 1..12 */
-export const monthOf = (date: string) => dateParts(date).m;
+export const monthOf = (date: string) => digit(date, 5) * 10 + digit(date, 6);
+
+/** Days since 1970-01-01 (a Thursday). */
+const epochDay = (date: string) => Date.UTC(yearOf(date), monthOf(date) - 1, dayOfMonth(date)) / 86_400_000;
+
 /** ISO weekday: 1 = Monday … 7 = Sunday. */
 export function dayOfWeek(date: string): number {
-  const { y, m, d } = dateParts(date);
-  const wd = new Date(Date.UTC(y, m - 1, d)).getUTCDay();
-  return wd === 0 ? 7 : wd;
+  return ((((epochDay(date) + 3) % 7) + 7) % 7) + 1;
 }
+
 /** 1..366 */
 export function dayOfYear(date: string): number {
-  const { y, m, d } = dateParts(date);
-  return (Date.UTC(y, m - 1, d) - Date.UTC(y, 0, 1)) / DAY_MS + 1;
+  return epochDay(date) - Date.UTC(yearOf(date), 0, 1) / 86_400_000 + 1;
 }

@@ -262,6 +262,46 @@ describe("applyRulesOnSync", () => {
     expect((await txRow(em(), roomy)).metadata).toEqual({ one_more: "x" });
   });
 
+  it("never writes over a change made while it ran: such rows are read again, locked, and judged again", async () => {
+    await newRule(em(), {
+      conditions: { field: "provider_name", op: "contains", value: "racetest" },
+      actions: [
+        { type: "set_category", category_slug: "food_and_drink_coffee" },
+        { type: "add_tag", tag_slug: "business" },
+      ],
+    });
+    const [t] = await insert([{ providerName: "RACETEST SHOP" }]);
+    const groceries = await categoryId(em(), "food_and_drink_groceries");
+    // A person's edit holds the row while the sync reads it, then commits a category of their own.
+    const person = orm.em.fork();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const edit = person.transactional(async (tx) => {
+      await query(tx, `select id from transactions where id = ? for update`, [t]);
+      await held;
+      await query(tx, `update transactions set category_id = ?, category_source = 'user' where id = ?`, [groceries, t]);
+    });
+    const run = sync([], [t]);
+    // Wait until the sync's write waits for the person's lock.
+    for (let i = 0; i < 200; i++) {
+      const waiting = await query(
+        em(),
+        `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'update transactions t set%'`,
+      );
+      if (waiting.length > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    release();
+    await edit;
+    expect(await run).toEqual({ matched: 1, changed: 1 });
+    expect(await txRow(em(), t)).toMatchObject({
+      category: "food_and_drink_groceries",
+      category_source: "user",
+      tags: ["business"],
+    });
+    expect((await annotationsOf(em(), t)).map((n) => n.action)).toEqual(["tag_added"]);
+  });
+
   it("refuses ids that are not UUIDs (a bug in the caller, not data)", async () => {
     await expect(sync(["not-a-uuid"])).rejects.toThrow(/not a transaction id/);
   });

@@ -15,8 +15,13 @@ export interface StringTest {
   test(s: string): boolean;
 }
 
-/** Distinct inputs whose RE2 answer a compiled `matches` remembers (names repeat across transactions). */
-const MATCH_MEMO = 65_536;
+/**
+ * Distinct inputs whose RE2 answer a compiled `matches` remembers: names
+ * repeat across transactions, and a call into RE2 costs far more than a map
+ * lookup. Bounded (the memo starts over when full); a compiled rule lives
+ * for one request or one sync page.
+ */
+const MATCH_MEMO = 262_144;
 
 /** An RE2 pattern, or the validation error RE2 gives (a backreference, a lookahead, a bad repetition …). */
 export function compilePattern(where: Where, pattern: string): RE2 {
@@ -27,7 +32,6 @@ export function compilePattern(where: Where, pattern: string): RE2 {
   }
 }
 
-/** An RE2 test that remembers its answers: calling into RE2 costs far more than a map lookup. */
 function memoized(re: RE2): (s: string) => boolean {
   let memo = new Map<string, boolean>();
   return (s) => {
