@@ -44,6 +44,28 @@ function nameText(leaf: LeafNode, term: string): Prefilter | null {
   return { sql: "t.search_text like ?", params: [pattern] };
 }
 
+/** The same date parts in PostgreSQL: whole numbers, ISO weekday 1 = Monday, as the engine computes them. */
+const DATE_PART: Record<string, string> = {
+  day_of_month: "extract(day from t.date)",
+  month: "extract(month from t.date)",
+  day_of_week: "extract(isodow from t.date)",
+  day_of_year: "extract(doy from t.date)",
+};
+
+const COMPARE: Record<string, string> = { eq: "=", neq: "<>", gt: ">", gte: ">=", lt: "<", lte: "<=" };
+
+function datePart(expr: string, leaf: LeafNode["leaf"]): Prefilter | null {
+  const n = (v: unknown) => Number(v);
+  if (COMPARE[leaf.op]) return { sql: `${expr} ${COMPARE[leaf.op]} ?`, params: [n(leaf.value)] };
+  if (leaf.op === "between") return { sql: `${expr} between ? and ?`, params: [n(leaf.min), n(leaf.max)] };
+  if (leaf.op === "approx") {
+    const v = n(leaf.value);
+    const tol = n(leaf.tolerance);
+    return { sql: `${expr} between ? and ?`, params: [v - tol, v + tol] };
+  }
+  return null;
+}
+
 function leafFilter(node: LeafNode): Prefilter | null {
   const { leaf, op } = node;
   switch (node.field.name) {
@@ -54,8 +76,7 @@ function leafFilter(node: LeafNode): Prefilter | null {
       }
       return null;
     case "amount": {
-      const cmp: Record<string, string> = { eq: "=", neq: "<>", gt: ">", gte: ">=", lt: "<", lte: "<=" };
-      if (cmp[op]) return { sql: `t.amount ${cmp[op]} ?::numeric`, params: [amountOf(leaf.value)] };
+      if (COMPARE[op]) return { sql: `t.amount ${COMPARE[op]} ?::numeric`, params: [amountOf(leaf.value)] };
       if (op === "between") {
         return { sql: "t.amount between ?::numeric and ?::numeric", params: [amountOf(leaf.min), amountOf(leaf.max)] };
       }
@@ -68,6 +89,11 @@ function leafFilter(node: LeafNode): Prefilter | null {
     }
     case "pending":
       return { sql: op === "eq" ? "t.pending = ?" : "t.pending <> ?", params: [leaf.value] };
+    case "day_of_month":
+    case "month":
+    case "day_of_week":
+    case "day_of_year":
+      return datePart(DATE_PART[node.field.name], leaf);
     case "tags": {
       const slugs = (Array.isArray(leaf.value) ? leaf.value : [leaf.value]).map((s) => String(s).trim().toLowerCase());
       if (op === "contains") {

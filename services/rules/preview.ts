@@ -14,8 +14,9 @@ import { parseConditions } from "./rules.js";
  * columns the conditions need, narrowed by the prefilter, in batches through
  * a cursor; the evaluator decides every row. It runs under a time budget
  * (COFFER_RULE_PREVIEW_TIMEOUT_MS): PostgreSQL's statement timeout bounds
- * each statement, and the evaluation checks the clock between rows, yielding
- * to other requests as it goes, so an expensive tree cannot stall the core.
+ * each statement, the clock is checked as the rows are judged, and the
+ * evaluation lets other requests in every 20 ms, so an expensive tree cannot
+ * stall the core.
  */
 
 export interface PreviewSample {
@@ -36,6 +37,9 @@ export interface PreviewResult {
 
 export const SAMPLE_SIZE = { default: 10, max: 50 } as const;
 
+/** How long the evaluation runs before it lets other requests in. */
+const SLICE_MS = 20;
+
 export function parseSampleSize(raw: number | undefined): number {
   if (raw === undefined || raw === 0) return SAMPLE_SIZE.default;
   if (!Number.isInteger(raw) || raw < 1 || raw > SAMPLE_SIZE.max) {
@@ -43,9 +47,6 @@ export function parseSampleSize(raw: number | undefined): number {
   }
   return raw;
 }
-
-/** How long the evaluation may run before it lets other work in. */
-const SLICE_MS = 20;
 
 const isQueryCanceled = (e: unknown) => (e as { code?: unknown } | null)?.code === "57014";
 
@@ -72,9 +73,9 @@ export async function previewRule(
   };
 
   let matchCount = 0;
-  const top: { date: string; shortId: string }[] = [];
-  const newer = (a: { date: string; shortId: string }, b: { date: string; shortId: string }) =>
-    a.date > b.date || (a.date === b.date && a.shortId > b.shortId);
+  const top: { day: number; shortId: string }[] = [];
+  const newer = (a: { day: number; shortId: string }, b: { day: number; shortId: string }) =>
+    a.day > b.day || (a.day === b.day && a.shortId > b.shortId);
 
   try {
     await em.transactional(async (tx) => {
@@ -89,7 +90,9 @@ export async function previewRule(
       total = Number(count.n);
       const maps = await loadReferenceMaps(tx);
       const narrow = prefilter(compiled);
-      let sliceStart = performance.now();
+      // The scan waits for the database between batches, and the evaluation of a batch lets other
+      // requests in every SLICE_MS (a large tree can cost a millisecond per row); the clock is checked as it goes.
+      let slice = performance.now();
       await scanContexts(tx, {
         where: narrow?.sql ?? "true",
         params: narrow?.params ?? [],
@@ -99,20 +102,20 @@ export async function previewRule(
         async onBatch(batch) {
           for (let i = 0; i < batch.length; i++) {
             const t = batch[i];
+            if ((i & 63) === 63 && performance.now() - slice > SLICE_MS) {
+              remaining();
+              await new Promise((r) => setImmediate(r));
+              slice = performance.now();
+            }
             if (conditionsMatch(compiled, t.context)) {
               matchCount++;
-              const row = { date: t.date, shortId: t.shortId };
+              const row = { day: t.day, shortId: t.shortId };
               if (top.length < sampleSize || newer(row, top[top.length - 1])) {
                 let at = top.length;
                 while (at > 0 && newer(row, top[at - 1])) at--;
                 top.splice(at, 0, row);
                 if (top.length > sampleSize) top.pop();
               }
-            }
-            if ((i & 1023) === 1023 && performance.now() - sliceStart > SLICE_MS) {
-              remaining();
-              await new Promise((r) => setImmediate(r));
-              sliceStart = performance.now();
             }
           }
         },

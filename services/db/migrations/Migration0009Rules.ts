@@ -9,6 +9,10 @@ import { Migration } from "@mikro-orm/migrations";
  *   a rule uses is refused until the rule is changed.
  * - rules_pipeline_index is the pipeline's order and the list's default
  *   page order: priority, then older first, then id.
+ * - Every sync page adds to the hit counts of the rules that matched; half of
+ *   each page is left free (fillfactor 50) so those updates stay on the page
+ *   (HOT: hit_count and last_hit_at are in no index) and the table does not
+ *   grow with dead rows between vacuums.
  * - The default rule tags every new transaction needs_review (the tag is
  *   created here when missing). It is an ordinary rule: visible, editable,
  *   disableable. Priority 0 runs it before rules at the default priority
@@ -39,7 +43,7 @@ export class Migration0009Rules extends Migration {
         created_by_name text not null,
         created_at timestamptz not null default clock_timestamp(),
         updated_at timestamptz not null default clock_timestamp()
-      );
+      ) with (fillfactor = 50);
       create index rules_pipeline_index on rules (priority, created_at, id);
 
       insert into tags (id, short_id, slug, display_name)

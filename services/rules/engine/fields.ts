@@ -78,7 +78,7 @@ function bool(name: string, cls: FieldClass, get: (ctx: Ctx) => boolean | undefi
   return { name, class: cls, kind: "boolean", get };
 }
 
-const datePart = (f: (date: string) => number) => (ctx: Ctx) => (ctx.date === undefined ? undefined : f(ctx.date));
+const datePart = (f: (day: number) => number) => (ctx: Ctx) => (ctx.day === undefined ? undefined : f(ctx.day));
 
 const FIELD_LIST: Field[] = [
   // Raw, immutable after import: what rules should match on.

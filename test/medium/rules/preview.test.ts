@@ -218,6 +218,18 @@ describe("preview_rule", () => {
         ],
       },
       { field: "metadata.receipt", op: "exists" },
+      {
+        or: [
+          { field: "day_of_week", op: "gte", value: 6 },
+          { field: "day_of_month", op: "approx", value: 15, tolerance: 2 },
+        ],
+      },
+      {
+        and: [
+          { field: "month", op: "between", min: 2, max: 2 },
+          { field: "day_of_year", op: "neq", value: 40 },
+        ],
+      },
       { field: "account_id", op: "eq", value: accounts[1].shortId },
       {},
     ];

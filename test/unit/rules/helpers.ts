@@ -1,6 +1,7 @@
 import {
   compileConditions,
   conditionsMatch,
+  epochDay,
   truthOf,
   type TransactionContext,
 } from "../../../services/rules/engine/index.js";
@@ -17,7 +18,7 @@ export const FULL: TransactionContext = {
   accountId: "AcctAb12",
   userId: "UserCd34",
   // A Thursday; the 15th day of the year.
-  date: "2026-01-15",
+  day: epochDay("2026-01-15"),
   accountName: "Everyday Checking",
   userName: "Ann",
   category: "food_and_drink_coffee",

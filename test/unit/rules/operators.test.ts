@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { FIELDS, dateOfDay, epochDay } from "../../../services/rules/engine/index.js";
+import type { NumberField } from "../../../services/rules/engine/fields.js";
 import { ctxOf, judge } from "./helpers.js";
 
 // Every operator for every value kind, table-driven: [field, op, operands, context override, want].
@@ -95,18 +97,18 @@ describe("numeric operators (amounts in exact cents, date parts, inclusive betwe
     ["amount", "eq", { value: 0.3 }, { amountCents: 30 }, true],
     ["amount", "eq", { value: 99999999.99 }, { amountCents: 9999999999 }, true],
     ["day_of_month", "eq", { value: 15 }, {}, true],
-    ["day_of_month", "gte", { value: 28 }, { date: "2026-02-28" }, true],
+    ["day_of_month", "gte", { value: 28 }, { day: epochDay("2026-02-28") }, true],
     ["month", "eq", { value: 1 }, {}, true],
-    ["month", "between", { min: 6, max: 8 }, { date: "2026-07-04" }, true],
+    ["month", "between", { min: 6, max: 8 }, { day: epochDay("2026-07-04") }, true],
     ["day_of_week", "eq", { value: 4 }, {}, true],
-    ["day_of_week", "eq", { value: 7 }, { date: "2026-01-18" }, true],
+    ["day_of_week", "eq", { value: 7 }, { day: epochDay("2026-01-18") }, true],
     ["day_of_year", "eq", { value: 15 }, {}, true],
-    ["day_of_year", "eq", { value: 366 }, { date: "2024-12-31" }, true],
-    ["day_of_year", "lt", { value: 60 }, { date: "2026-03-01" }, false],
+    ["day_of_year", "eq", { value: 366 }, { day: epochDay("2024-12-31") }, true],
+    ["day_of_year", "lt", { value: 60 }, { day: epochDay("2026-03-01") }, false],
     ["day_of_month", "neq", { value: 1 }, {}, true],
     ["day_of_month", "gt", { value: 14 }, {}, true],
     ["day_of_month", "lte", { value: 14 }, {}, false],
-    ["day_of_month", "approx", { value: 1, tolerance: 2 }, { date: "2026-01-03" }, true],
+    ["day_of_month", "approx", { value: 1, tolerance: 2 }, { day: epochDay("2026-01-03") }, true],
   ];
   it.each(rows)("%s %s %j on %j → %s", (field, op, operands, over, want) => {
     expect(judge(leaf(field, op, operands), ctxOf(over))).toBe(want);
@@ -195,5 +197,22 @@ describe("metadata operators (string and numeric ones, exists, not_exists)", () 
     const metadata = JSON.parse('{"__proto__": "x"}') as Record<string, unknown>;
     expect(judge(leaf("metadata.__proto__", "eq", { value: "x" }), ctxOf({ metadata }))).toBe(true);
     expect(judge(leaf("metadata.__proto__", "exists", {}), ctxOf({ metadata: {} }))).toBe(false);
+  });
+});
+
+describe("date parts", () => {
+  it("agree with the calendar for every day from 1900 to 2100", () => {
+    const part = (name: string, day: number) => (FIELDS.get(name) as NumberField).get(ctxOf({ day }));
+    for (let day = epochDay("1900-01-01"); day <= epochDay("2100-12-31"); day++) {
+      const d = new Date(day * 86_400_000);
+      const jan1 = Date.UTC(d.getUTCFullYear(), 0, 1) / 86_400_000;
+      expect([
+        part("day_of_month", day),
+        part("month", day),
+        part("day_of_week", day),
+        part("day_of_year", day),
+      ]).toEqual([d.getUTCDate(), d.getUTCMonth() + 1, d.getUTCDay() === 0 ? 7 : d.getUTCDay(), day - jan1 + 1]);
+    }
+    expect(dateOfDay(epochDay("2024-02-29"))).toBe("2024-02-29");
   });
 });
