@@ -26,7 +26,7 @@ export interface RunSummary {
   changed: number;
 }
 
-/** How many transactions are loaded, locked and written at a time. */
+/** How many transactions are read, judged and written at a time. */
 const CHUNK = 1000;
 /** Most rows one INSERT of annotations carries (PostgreSQL takes at most 65,535 parameters). */
 const ANNOTATION_CHUNK = 2000;
