@@ -32,6 +32,8 @@ export interface CofferEnv {
   restartBackoffMs: number;
   /** How long one database statement of the core may run (ms); 0 means no limit. */
   statementTimeoutMs: number;
+  /** How long preview_rule may take before it answers 400. */
+  rulePreviewTimeoutMs: number;
   /** The key `coffer mcp --stdio` acts with. */
   apiKey: string | undefined;
   /** Host names the gateways answer to besides loopback names and COFFER_PUBLIC_URL's host (lower-case). */
@@ -255,6 +257,7 @@ export const DEFAULTS = {
   statementTimeoutMs: 15_000,
   syncIntervalSeconds: 12 * 3600,
   simplefinTimeoutSeconds: 120,
+  rulePreviewTimeoutMs: 10_000,
 } as const;
 
 /** Reads and checks every COFFER_* variable (and DATABASE_URL); throws EnvError naming the first bad one. */
@@ -283,6 +286,13 @@ export function readEnv(env: Env = process.env): CofferEnv {
     coreTimeoutMs: integer(env, "COFFER_CORE_TIMEOUT_MS", DEFAULTS.coreTimeoutMs, 1, 3_600_000),
     restartBackoffMs: integer(env, "COFFER_RESTART_BACKOFF_MS", DEFAULTS.restartBackoffMs, 1, 30_000),
     statementTimeoutMs: integer(env, "COFFER_STATEMENT_TIMEOUT_MS", DEFAULTS.statementTimeoutMs, 0, 3_600_000),
+    rulePreviewTimeoutMs: integer(
+      env,
+      "COFFER_RULE_PREVIEW_TIMEOUT_MS",
+      DEFAULTS.rulePreviewTimeoutMs,
+      1,
+      10 * 60 * 1000,
+    ),
     apiKey: raw(env, "COFFER_API_KEY"),
     allowedHosts: hostList(env, "COFFER_ALLOWED_HOSTS"),
     mcpAllowedOrigins: originList(env, "COFFER_MCP_ALLOWED_ORIGINS"),

@@ -18,6 +18,8 @@ export interface CoreConfig {
   encryptionKey: string | undefined;
   syncIntervalSeconds: number;
   providers: ProviderSettings;
+  /** How long preview_rule may take before it answers 400 VALIDATION_ERROR. */
+  rulePreviewTimeoutMs: number;
 }
 
 export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreConfig {
@@ -37,5 +39,6 @@ export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreCon
     encryptionKey: e.encryptionKey,
     syncIntervalSeconds: e.syncIntervalSeconds,
     providers: { plaid: e.plaid, teller: e.teller, simplefin: e.simplefin },
+    rulePreviewTimeoutMs: e.rulePreviewTimeoutMs,
   };
 }

@@ -11,6 +11,7 @@ import { tagRoutes } from "./ledger/tags/routes.js";
 import { reportRoutes } from "./reports/routes.js";
 import { seriesRoutes } from "./series/routes.js";
 import { syncRoutes } from "./sync/routes.js";
+import { ruleRoutes } from "./rules/routes.js";
 
 /** Every area's Connect services, composed. */
 export function routes(deps: CoreDeps) {
@@ -26,5 +27,6 @@ export function routes(deps: CoreDeps) {
     reportRoutes(router);
     seriesRoutes(router);
     syncRoutes(router, deps.sync, deps.cursorKeys);
+    ruleRoutes(router, deps);
   };
 }

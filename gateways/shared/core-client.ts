@@ -10,6 +10,7 @@ import { CategoryService } from "../../gen/coffer/v1/categories_pb.js";
 import { CounterpartyService } from "../../gen/coffer/v1/counterparties_pb.js";
 import { ReportService } from "../../gen/coffer/v1/reports_pb.js";
 import { SeriesService } from "../../gen/coffer/v1/series_pb.js";
+import { RuleService } from "../../gen/coffer/v1/rules_pb.js";
 import { TagService } from "../../gen/coffer/v1/tags_pb.js";
 import { TransactionService } from "../../gen/coffer/v1/transactions_pb.js";
 import { ConnectionService, ProviderService, SyncService, WebhookService } from "../../gen/coffer/v1/sync_pb.js";
@@ -47,6 +48,7 @@ export function coreClients(transport: Transport) {
     connections: createClient(ConnectionService, transport),
     sync: createClient(SyncService, transport),
     webhooks: createClient(WebhookService, transport),
+    rules: createClient(RuleService, transport),
   };
 }
 

@@ -1,4 +1,5 @@
-import { timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { toJson, type JsonValue } from "@bufbuild/protobuf";
+import { ValueSchema, timestampFromDate, type Timestamp, type Value } from "@bufbuild/protobuf/wkt";
 
 export const ts = (d: Date): Timestamp => timestampFromDate(d);
 export const tsOrUndef = (d: Date | null | undefined): Timestamp | undefined => (d ? timestampFromDate(d) : undefined);
@@ -13,3 +14,10 @@ export function tsFromIso(iso: string): Timestamp {
   const seconds = Math.floor(ms / 1000);
   return { $typeName: "google.protobuf.Timestamp", seconds: BigInt(seconds), nanos: (ms - seconds * 1000) * 1_000_000 };
 }
+
+/**
+ * The JSON a google.protobuf.Value field carries, or undefined when the field
+ * is unset (protobuf-es holds Value as a message; Struct fields are plain JSON already).
+ */
+export const jsonOf = (v: Value | undefined): JsonValue | undefined =>
+  v === undefined ? undefined : toJson(ValueSchema, v);

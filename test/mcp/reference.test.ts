@@ -148,6 +148,8 @@ describe("MCP reference tools", () => {
     await s.core.tags.createTag({ displayName: "Reimbursable" }, admin);
     expect(await call("list_tags")).toEqual({
       tags: [
+        // Comes with the built-in rule that tags new transactions (migration 0009).
+        { slug: "needs_review", display_name: "Needs review", color: null },
         { slug: "reimbursable", display_name: "Reimbursable", color: null },
         { slug: "vacation", display_name: "Vacation", color: "#ff0000" },
       ],

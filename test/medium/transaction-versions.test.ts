@@ -36,6 +36,25 @@ describe("transaction versioning (the basis of snapshot pagination)", () => {
     expect(versions).toEqual([{ amount: "12.30", seq: before.seq, superseded_seq: after.seq }]);
   });
 
+  it("keeps no earlier version of a row changed by the transaction that wrote it (none could read it)", async () => {
+    const em = orm.em.fork();
+    const account = await newAccount(em, (await newUser(em, "Cy")).id);
+    const id = await em.transactional(async (tx) => {
+      const [inserted] = await newTransactions(tx, account.id, [{ amount: "1.00" }]);
+      await query(tx, `update transactions set amount = 2.00 where id = ?`, [inserted]);
+      await query(tx, `update transactions set amount = 3.00 where id = ?`, [inserted]);
+      return inserted;
+    });
+    expect(await query(em, `select 1 from transaction_versions where id = ?`, [id])).toEqual([]);
+    await query(em, `update transactions set amount = 4.00 where id = ?`, [id]);
+    const versions = await query<{ amount: string }>(
+      em,
+      `select amount::text as amount from transaction_versions where id = ?`,
+      [id],
+    );
+    expect(versions).toEqual([{ amount: "3.00" }]);
+  });
+
   it("presents a transaction with its account, owner and the uncategorized default", async () => {
     const em = orm.em.fork();
     const user = await newUser(em, "Bob");

@@ -13,6 +13,7 @@ describe("coreConfigFromEnv", () => {
       publicUrl: "http://localhost:8080",
       logLevel: "info",
       statementTimeoutMs: 15000,
+      rulePreviewTimeoutMs: 10_000,
     });
   });
 
@@ -26,6 +27,7 @@ describe("coreConfigFromEnv", () => {
     [{ COFFER_LOG_LEVEL: "warn" }, { logLevel: "warn" }],
     [{ COFFER_STATEMENT_TIMEOUT_MS: "250" }, { statementTimeoutMs: 250 }],
     [{ COFFER_STATEMENT_TIMEOUT_MS: "0" }, { statementTimeoutMs: 0 }],
+    [{ COFFER_RULE_PREVIEW_TIMEOUT_MS: "2500" }, { rulePreviewTimeoutMs: 2500 }],
   ])("%o → %o", (env, expected) => {
     expect(coreConfigFromEnv({ ...base, ...env })).toMatchObject(expected);
   });

@@ -4,6 +4,8 @@ import { referenceTools } from "./reference.js";
 import { reportTools } from "./reports.js";
 import { seriesTools } from "./series.js";
 import { syncTools } from "./sync.js";
+import { ruleReadTools } from "./rules-read.js";
+import { ruleWriteTools } from "./rules-write.js";
 import { transactionReadTools } from "./transactions-read.js";
 import { transactionWriteTools } from "./transactions-write.js";
 
@@ -16,4 +18,6 @@ export const allTools: ToolDef[] = [
   ...reportTools,
   ...seriesTools,
   ...syncTools,
+  ...ruleReadTools,
+  ...ruleWriteTools,
 ];

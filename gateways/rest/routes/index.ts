@@ -6,6 +6,7 @@ import { counterpartyRoutes } from "./counterparties.js";
 import { reportRoutes } from "./reports.js";
 import { seriesRoutes } from "./series.js";
 import { syncRoutes } from "./sync.js";
+import { ruleRoutes } from "./rules.js";
 import { systemRoutes } from "./system.js";
 import { tagRoutes } from "./tags.js";
 import { transactionReadRoutes } from "./transactions-read.js";
@@ -25,4 +26,5 @@ export const allRoutes: RestRoute[] = [
   ...reportRoutes,
   ...seriesRoutes,
   ...syncRoutes,
+  ...ruleRoutes,
 ];

@@ -6,6 +6,7 @@ import { Migration0005Reports } from "./Migration0005Reports.js";
 import { Migration0006Series } from "./Migration0006Series.js";
 import { Migration0007CursorKeys } from "./Migration0007CursorKeys.js";
 import { Migration0008Connections } from "./Migration0008Connections.js";
+import { Migration0009Rules } from "./Migration0009Rules.js";
 
 /**
  * Static list of migrations, in order. umzug's dynamic import cannot load .ts
@@ -20,4 +21,5 @@ export const migrationsList = [
   { name: "Migration0006Series", class: Migration0006Series },
   { name: "Migration0007CursorKeys", class: Migration0007CursorKeys },
   { name: "Migration0008Connections", class: Migration0008Connections },
+  { name: "Migration0009Rules", class: Migration0009Rules },
 ];

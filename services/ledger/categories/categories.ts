@@ -9,6 +9,7 @@ import { recordAnnotation, recordAnnotations } from "../annotations.js";
 import { UNCATEGORIZED } from "../taxonomy.js";
 import { isSlug, parseSlug } from "../../shared/validate.js";
 import { isSlugTaken, parseDisplayName, slugOrDerived } from "./slug.js";
+import { assertNotUsedByRules } from "../../rules/usage.js";
 
 // Protecting the system category is a permission question (no caller may do
 // it, whatever the state), so it answers 403 FORBIDDEN; state clashes
@@ -262,6 +263,7 @@ export async function deleteCategory(em: Em, actor: Actor, rawId: string): Promi
   return em.transactional(async (tx) => {
     const c = await resolveCategory(tx, rawId);
     if (c.isSystem) throw systemProtected("be deleted");
+    await assertNotUsedByRules(tx, { kind: "category", id: c.id, slug: c.slug });
     const children = await childrenOf(tx, c.id);
     if (children.length > 0) {
       throw new CofferError(
@@ -299,6 +301,7 @@ export async function mergeCategory(
     const target = await categoryNamedBy(tx, req.into.trim(), "into");
     if (source.id === target.id) throw validation("a category cannot be merged into itself");
     if (source.isSystem) throw systemProtected("be merged into another category");
+    await assertNotUsedByRules(tx, { kind: "category", id: source.id, slug: source.slug });
     if (target.isSystem)
       throw validation(
         `merging into "${UNCATEGORIZED}" is not a merge; delete the category to uncategorize its transactions`,

@@ -8,6 +8,7 @@ import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations } from "../annotations.js";
 import { isSlug, parseSlug } from "../../shared/validate.js";
 import { isSlugTaken, parseDisplayName, slugify } from "../categories/slug.js";
+import { assertNotUsedByRules } from "../../rules/usage.js";
 
 const COLOR = /^#[0-9a-f]{6}$/;
 const slugTaken = (slug: string) => new CofferError("SLUG_CONFLICT", `A tag with slug "${slug}" already exists`);
@@ -148,6 +149,7 @@ export async function updateTag(
 export async function deleteTag(em: Em, actor: Actor, rawId: string): Promise<number> {
   return em.transactional(async (tx) => {
     const t = await resolveTag(tx, rawId);
+    await assertNotUsedByRules(tx, { kind: "tag", id: t.id, slug: t.slug });
     const affected = await query<{ id: string }>(
       tx,
       `update transactions set tag_ids = array_remove(tag_ids, ?::uuid) where tag_ids @> array[?::uuid] returning id`,

@@ -15,7 +15,7 @@ import { loadTransaction, resolveTransactionId, type TransactionView } from "./v
  * or the operator's CLI), "agent" (an AI agent's key), "rule" (the rules
  * engine) or "system" (the provider's category mapped at import). A later
  * rule may refine a "system" or "rule" category, never a "user" or "agent"
- * one (docs/transaction-changes.md). ResetTransactionCategory clears both the
+ * one (docs/transaction-changes.md, docs/rules.md). ResetTransactionCategory clears both the
  * category and its source, which hands the row back to the rules.
  */
 

@@ -65,7 +65,7 @@ function parseSlugs(raw: string[], field: string): string[] {
   return [...slugs].sort();
 }
 
-function parseSearch(raw: string): string[] {
+export function parseSearch(raw: string): string[] {
   if (raw.length > MAX_SEARCH_LENGTH) throw invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`);
   const terms = [
     ...new Set(
@@ -80,7 +80,7 @@ function parseSearch(raw: string): string[] {
   return terms;
 }
 
-function parseSearchMode(raw: string | undefined): SearchMode {
+export function parseSearchMode(raw: string | undefined): SearchMode {
   if (!present(raw)) return "contains";
   const mode = raw.trim();
   if (!(SEARCH_MODES as readonly string[]).includes(mode))

@@ -21,7 +21,7 @@ export function displayNameFromSlug(slug: string): string {
 }
 
 /** Ids of the tags with these slugs, creating the missing ones (each with its own annotation). */
-async function ensureTags(tx: Em, actor: Actor, slugs: string[]): Promise<Map<string, string>> {
+export async function ensureTags(tx: Em, actor: Actor, slugs: string[]): Promise<Map<string, string>> {
   const ids = await tagIdsBySlug(tx, slugs);
   for (const slug of slugs.filter((s) => !ids.has(s))) {
     ids.set(slug, await createTag(tx, actor, slug));

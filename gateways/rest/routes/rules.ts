@@ -1,0 +1,196 @@
+import { z } from "zod";
+import { PreviewRuleResponseSchema } from "../../../gen/coffer/v1/rules_pb.js";
+import { date, ref } from "../../shared/params.js";
+import { toRest } from "../../shared/rest-json.js";
+import {
+  coverageJson,
+  fieldsParam,
+  listRulesRequest,
+  projectRule,
+  restRule,
+  ruleQueryShape,
+  valueOf,
+} from "../../shared/rules.js";
+import { defineRoute, type RestRoute } from "../route.js";
+
+// Conditions and actions pass through as any JSON: the core judges them and names the bad node
+// (400 VALIDATION_ERROR "and[1].or[0]: …"), including a tree that is not an object at all.
+
+/** Every field of a rule as REST shows it. */
+const REST_FIELDS = [
+  "id",
+  "short_id",
+  "name",
+  "conditions",
+  "actions",
+  "trigger",
+  "category_slug",
+  "category_display_name",
+  "priority",
+  "enabled",
+  "hit_count",
+  "last_hit_at",
+  "created_by_type",
+  "created_by_id",
+  "created_by_name",
+  "created_at",
+  "updated_at",
+] as const;
+
+const ruleBody = {
+  name: z.string().max(1000),
+  // Optional here so that the core, not the schema, answers a missing one (VALIDATION_ERROR).
+  conditions: z.unknown().optional(),
+  actions: z.unknown().optional(),
+  trigger: z.string().max(64),
+  priority: z.number().int(),
+  enabled: z.boolean(),
+};
+
+const rangeBody = {
+  start_date: date.optional().describe("YYYY-MM-DD, inclusive"),
+  end_date: date.optional().describe("YYYY-MM-DD, exclusive"),
+};
+
+/** Rules: {id} is a UUID or short id (docs/rules.md). */
+export const ruleRoutes: RestRoute[] = [
+  defineRoute({
+    method: "GET",
+    url: "/api/v1/rules",
+    query: { ...ruleQueryShape, fields: fieldsParam(REST_FIELDS, "all") },
+    async handler({ core, opts, query }) {
+      const r = await core.rules.listRules(listRulesRequest(query), opts);
+      return {
+        rules: r.rules.map((rule) => projectRule(restRule(rule), query.fields, "all")),
+        next_cursor: r.nextCursor,
+        has_more: r.hasMore,
+        total: Number(r.total),
+      };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/rules",
+    status: 201,
+    body: {
+      ...ruleBody,
+      trigger: ruleBody.trigger.optional(),
+      priority: ruleBody.priority.optional(),
+      enabled: ruleBody.enabled.optional(),
+    },
+    async handler({ core, opts, body }) {
+      const r = await core.rules.createRule(
+        {
+          name: body.name,
+          conditions: valueOf(body.conditions),
+          actions: valueOf(body.actions),
+          trigger: body.trigger,
+          priority: body.priority,
+          enabled: body.enabled,
+        },
+        opts,
+      );
+      return restRule(r.rule!);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/rules/preview",
+    body: { conditions: z.unknown().optional(), sample_size: z.number().int().min(1).max(50).optional() },
+    async handler({ core, opts, body }) {
+      const r = await core.rules.previewRule(
+        { conditions: valueOf(body.conditions), sampleSize: body.sample_size ?? 0 },
+        opts,
+      );
+      return toRest(PreviewRuleResponseSchema, r);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/api/v1/rules/find-matching",
+    query: { transaction_id: ref.optional(), merchant: z.string().max(500).optional() },
+    async handler({ core, opts, query }) {
+      const r = await core.rules.findMatchingRules(
+        { transactionId: query.transaction_id, merchant: query.merchant },
+        opts,
+      );
+      return { matched_count: r.matchedCount, rules: r.rules.map(coverageJson) };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/rules/apply-all",
+    bodyOptional: true,
+    body: rangeBody,
+    async handler({ core, opts, body }) {
+      const r = await core.rules.applyAllRules({ startDate: body.start_date, endDate: body.end_date }, opts);
+      return { matched: Number(r.matched), changed: Number(r.changed) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    url: "/api/v1/rules/:id",
+    async handler({ core, opts, params }) {
+      return restRule((await core.rules.getRule({ id: params.id }, opts)).rule!);
+    },
+  }),
+  defineRoute({
+    method: "PATCH",
+    url: "/api/v1/rules/:id",
+    body: {
+      name: ruleBody.name.optional(),
+      conditions: ruleBody.conditions,
+      actions: ruleBody.actions,
+      trigger: ruleBody.trigger.optional(),
+      priority: ruleBody.priority.optional(),
+      enabled: ruleBody.enabled.optional(),
+    },
+    async handler({ core, opts, params, body }) {
+      const r = await core.rules.updateRule(
+        {
+          id: params.id,
+          name: body.name,
+          conditions: valueOf(body.conditions),
+          actions: valueOf(body.actions),
+          trigger: body.trigger,
+          priority: body.priority,
+          enabled: body.enabled,
+        },
+        opts,
+      );
+      return restRule(r.rule!);
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    url: "/api/v1/rules/:id",
+    status: 204,
+    async handler({ core, opts, params }) {
+      await core.rules.deleteRule({ id: params.id }, opts);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/rules/:id/enable",
+    async handler({ core, opts, params }) {
+      return restRule((await core.rules.enableRule({ id: params.id }, opts)).rule!);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/rules/:id/disable",
+    async handler({ core, opts, params }) {
+      return restRule((await core.rules.disableRule({ id: params.id }, opts)).rule!);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    url: "/api/v1/rules/:id/apply",
+    bodyOptional: true,
+    body: rangeBody,
+    async handler({ core, opts, params, body }) {
+      const r = await core.rules.applyRule({ id: params.id, startDate: body.start_date, endDate: body.end_date }, opts);
+      return { matched: Number(r.matched), changed: Number(r.changed) };
+    },
+  }),
+];

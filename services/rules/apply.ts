@@ -1,0 +1,116 @@
+import type { Em } from "../db/orm.js";
+import { query } from "../db/sql.js";
+import { validation } from "../errors/coffer-error.js";
+import type { Actor } from "../ledger/actor.js";
+import { recordAnnotation } from "../ledger/annotations.js";
+import { parseDate } from "../shared/validate.js";
+import { conditionsMatch, firesOn, runPipeline } from "./engine/index.js";
+import { scanContexts } from "./context-loader.js";
+import { prefilter } from "./prefilter.js";
+import { loadReferenceMaps } from "./references.js";
+import { compileRules, loadEnabledRules, resolveRuleId, RULE_COLUMNS, type RuleRow } from "./rules.js";
+import { runOn, writeHitCounts, type HitCounts, type RunSummary } from "./runner.js";
+import { METADATA_LIMITS } from "../ledger/transactions/metadata.js";
+
+/**
+ * Retroactive apply: rules run on transactions already stored, all or
+ * nothing in one database transaction. A first pass reads the candidates
+ * without locks and finds the ones rules match; runOn then locks those,
+ * judges them again (the rows may have changed meanwhile) and writes the
+ * changes, annotations and hit counts like a sync does.
+ */
+
+export interface DateRange {
+  /** Inclusive, YYYY-MM-DD. */
+  startDate?: string;
+  /** Exclusive, YYYY-MM-DD. */
+  endDate?: string;
+}
+
+function rangeSql(raw: DateRange): { sql: string; params: unknown[]; range: Record<string, string> } {
+  const start = raw.startDate?.trim() ? parseDate(raw.startDate, "start_date", "VALIDATION_ERROR") : undefined;
+  const end = raw.endDate?.trim() ? parseDate(raw.endDate, "end_date", "VALIDATION_ERROR") : undefined;
+  if (start && end && start >= end) throw validation("start_date must be before end_date (end_date is exclusive)");
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  const range: Record<string, string> = {};
+  if (start) {
+    clauses.push("t.date >= ?::date");
+    params.push(start);
+    range.start_date = start;
+  }
+  if (end) {
+    clauses.push("t.date < ?::date");
+    params.push(end);
+    range.end_date = end;
+  }
+  return { sql: clauses.length ? clauses.join(" and ") : "true", params, range };
+}
+
+/**
+ * Runs one rule (enabled or not, whatever its trigger) on the stored
+ * transactions in the range. Returns how many it matched and changed.
+ */
+export async function applyRule(em: Em, actor: Actor, rawId: string, raw: DateRange): Promise<RunSummary> {
+  const range = rangeSql(raw);
+  const id = await resolveRuleId(em, rawId);
+  return em.transactional(async (tx) => {
+    const maps = await loadReferenceMaps(tx);
+    const rows = await query<RuleRow>(tx, `select ${RULE_COLUMNS} from rules r where r.id = ?`, [id]);
+    const [rule] = await compileRules(tx, rows, maps);
+    const narrow = prefilter(rule.conditions);
+    const ids: string[] = [];
+    await scanContexts(tx, {
+      where: narrow ? `(${range.sql}) and (${narrow.sql})` : range.sql,
+      params: [...range.params, ...(narrow?.params ?? [])],
+      fields: rule.conditions.fields,
+      maps,
+      withIds: true,
+      onBatch(batch) {
+        for (const t of batch) if (conditionsMatch(rule.conditions, t.context)) ids.push(t.id);
+      },
+    });
+    const hits: HitCounts = new Map();
+    const summary = await runOn(tx, ids, [rule], maps, actor, hits);
+    await writeHitCounts(tx, hits);
+    await recordAnnotation(tx, actor, {
+      entityType: "rule",
+      entityId: id,
+      action: "applied",
+      details: { name: rule.name, ...range.range, matched: summary.matched, changed: summary.changed },
+    });
+    return summary;
+  });
+}
+
+const LIMITS = { maxMetadataKeys: METADATA_LIMITS.maxKeys, maxMetadataBytes: METADATA_LIMITS.maxBytes };
+
+/**
+ * Runs the pipeline of every enabled rule that fires on a change (trigger
+ * on_change or always) on the stored transactions in the range, as if each
+ * had just changed. on_create rules only run when a transaction arrives;
+ * apply one of them with applyRule.
+ */
+export async function applyAllRules(em: Em, actor: Actor, raw: DateRange): Promise<RunSummary> {
+  const range = rangeSql(raw);
+  return em.transactional(async (tx) => {
+    const maps = await loadReferenceMaps(tx);
+    const rules = (await loadEnabledRules(tx, maps)).rules.filter((r) => firesOn(r.trigger, "change"));
+    if (rules.length === 0) return { matched: 0, changed: 0 };
+    const ids: string[] = [];
+    await scanContexts(tx, {
+      where: range.sql,
+      params: range.params,
+      fields: "all",
+      maps,
+      withIds: true,
+      onBatch(batch) {
+        for (const t of batch) if (runPipeline(rules, t.context, t.state, LIMITS).matched.length > 0) ids.push(t.id);
+      },
+    });
+    const hits: HitCounts = new Map();
+    const summary = await runOn(tx, ids, rules, maps, actor, hits);
+    await writeHitCounts(tx, hits);
+    return summary;
+  });
+}

@@ -1,0 +1,272 @@
+import { randomBytes } from "node:crypto";
+import type { Em } from "../db/orm.js";
+import { pgArray, query } from "../db/sql.js";
+import type { CategorySource, TransactionContext } from "./engine/index.js";
+import type { TransactionState } from "./engine/pipeline.js";
+import { categorySlugOf, type ReferenceMaps } from "./references.js";
+import { seriesOf } from "./series.js";
+
+/**
+ * The one context loader: stored transactions → the contexts conditions are
+ * judged on. The sync pipeline, retroactive apply, preview_rule and
+ * find_matching_rules all read transactions through it, so they see the same
+ * values. It reads the whole context, or (for scans over many rows) only the
+ * columns the conditions need: a condition only reads its own fields, so
+ * such a partial context gives the same answer.
+ */
+
+export interface LoadedTransaction {
+  id: string;
+  shortId: string;
+  /** The date as days since 1970-01-01. */
+  day: number;
+  context: TransactionContext;
+  /** The stored values the pipeline may change (full loads only). */
+  state: TransactionState;
+  /** The stored tag ids, in their order (full loads only). */
+  tagIds: string[];
+  /** The row's version (transactions.seq, renewed by every change): a write checks it is unchanged. */
+  seq: string;
+}
+
+/** Column groups: what a field needs read, beyond id, short_id and date (always read). */
+type Group =
+  | "name"
+  | "merchant"
+  | "amount"
+  | "providerCategory"
+  | "pending"
+  | "provider"
+  | "account"
+  | "user"
+  | "category"
+  | "tags"
+  | "counterparty"
+  | "metadata"
+  | "series";
+
+const GROUP_OF_FIELD: Record<string, Group | null> = {
+  provider_name: "name",
+  provider_merchant_name: "merchant",
+  amount: "amount",
+  provider_category_primary: "providerCategory",
+  provider_category_detailed: "providerCategory",
+  pending: "pending",
+  provider: "provider",
+  account_id: "account",
+  account_name: "account",
+  user_id: "user",
+  user_name: "user",
+  day_of_month: null,
+  month: null,
+  day_of_week: null,
+  day_of_year: null,
+  category: "category",
+  tags: "tags",
+  series: "series",
+  in_series: "series",
+  counterparty: "counterparty",
+  has_counterparty: "counterparty",
+};
+
+const ALL_GROUPS: ReadonlySet<Group> = new Set(
+  Object.values(GROUP_OF_FIELD)
+    .filter((g): g is Group => g !== null)
+    .concat("metadata"),
+);
+
+/** The column groups the given condition fields need ("all" for the whole context). */
+export function groupsFor(fields: ReadonlySet<string> | "all"): ReadonlySet<Group> {
+  if (fields === "all") return ALL_GROUPS;
+  const groups = new Set<Group>();
+  for (const f of fields) {
+    const g = f.startsWith("metadata.") ? "metadata" : GROUP_OF_FIELD[f];
+    if (g) groups.add(g);
+  }
+  return groups;
+}
+
+/*
+ * Each column is named as the context field it fills, so a row the driver
+ * returns is already the context: a scan builds a million of them, and
+ * copying each into another object cost more than judging it.
+ */
+const COLUMNS: Record<Group, string[]> = {
+  name: [`t.provider_name as "providerName"`],
+  merchant: [`t.provider_merchant_name as "providerMerchantName"`],
+  // An integer number of cents, computed exactly by PostgreSQL; a float8 holds it exactly (it is below 2^53).
+  amount: [`(t.amount * 100)::float8 as "amountCents"`],
+  providerCategory: [
+    `t.provider_category_primary as "providerCategoryPrimary"`,
+    `t.provider_category_detailed as "providerCategoryDetailed"`,
+  ],
+  pending: ["t.pending"],
+  provider: ["t.provider"],
+  account: [`a.short_id as "accountId"`, `a.name as "accountName"`],
+  user: [`u.short_id as "userId"`, `u.name as "userName"`],
+  category: [`t.category_id as "categoryId"`, `t.category_source as "categorySource"`],
+  // Text, split in JavaScript: cheaper than the driver's array parser on a million rows.
+  tags: [`array_to_string(t.tag_ids, ',') as "tagIdsText"`],
+  counterparty: [`t.counterparty_id as "counterpartyId"`, "cp.name as counterparty"],
+  metadata: ["t.metadata"],
+  series: [],
+};
+
+/** A row as contextSql reads it: the context's fields, and what identifies and versions the row. */
+type Row = TransactionContext & {
+  id?: string;
+  shortId: string;
+  day: number;
+  seq?: string;
+  categoryId?: string | null;
+  categorySource?: CategorySource | null;
+  tagIdsText?: string;
+  counterpartyId?: string | null;
+};
+
+/**
+ * SELECT … FROM transactions t (+ the joins the groups need) WHERE `where`.
+ * `full` adds what writing needs (the UUID and the row version); a scan that
+ * only judges rows names them by short id.
+ */
+export function contextSql(groups: ReadonlySet<Group>, where: string, tail = "", full = true): string {
+  // The date as a day number: far cheaper for PostgreSQL to produce than text, and for us to take apart.
+  const cols = [`t.short_id as "shortId"`, "t.date - date '1970-01-01' as day"];
+  if (full) cols.push("t.id", "t.seq::text as seq");
+  for (const g of groups) cols.push(...COLUMNS[g]);
+  const joins = [
+    groups.has("account") || groups.has("user") ? "join accounts a on a.id = t.account_id" : "",
+    groups.has("user") ? "join users u on u.id = a.user_id" : "",
+    groups.has("counterparty") ? "left join counterparties cp on cp.id = t.counterparty_id" : "",
+  ];
+  return `select ${cols.join(", ")} from transactions t ${joins.join(" ")} where ${where} ${tail}`;
+}
+
+/**
+ * Rows per FETCH. Small enough that a batch dies young (larger ones survive
+ * into the old generation and the garbage collector's cost doubles), large
+ * enough that round trips stay few; measured on a million rows.
+ */
+const SCAN_BATCH = 1000;
+
+// Shared by every row that has none: a scan builds a million contexts, so each allocation counts.
+const NO_TAGS: string[] = [];
+const NO_STATE: TransactionState = Object.freeze({ categoryId: null, categorySource: null, counterpartyId: null });
+
+/** Completes rows into contexts (category and tag slugs from their ids) and wraps them with what identifies them. */
+function loader(groups: ReadonlySet<Group>, maps: ReferenceMaps): (r: Row) => LoadedTransaction {
+  const category = groups.has("category");
+  const tags = groups.has("tags");
+  return (r) => {
+    if (category) r.category = categorySlugOf(maps, r.categoryId ?? null);
+    let tagIds = NO_TAGS;
+    if (tags) {
+      if (r.tagIdsText) tagIds = r.tagIdsText.split(",");
+      r.tags = tagIds.length === 0 ? NO_TAGS : tagIds.flatMap((id) => maps.tags.get(id) ?? []);
+    }
+    return {
+      id: r.id ?? "",
+      shortId: r.shortId,
+      day: r.day,
+      context: r,
+      state:
+        r.id === undefined
+          ? NO_STATE
+          : {
+              categoryId: r.categoryId ?? null,
+              categorySource: r.categorySource ?? null,
+              counterpartyId: r.counterpartyId ?? null,
+            },
+      tagIds,
+      seq: r.seq ?? "",
+    };
+  };
+}
+
+async function withSeries(em: Em, loaded: LoadedTransaction[], groups: ReadonlySet<Group>): Promise<void> {
+  if (!groups.has("series") || loaded.length === 0) return;
+  const facts = await seriesOf(
+    em,
+    loaded.map((l) => l.id),
+  );
+  for (const l of loaded) {
+    const f = facts.get(l.id);
+    l.context.series = f?.series ?? "";
+    l.context.inSeries = f?.inSeries ?? false;
+  }
+}
+
+/**
+ * The full contexts of these transactions (deleted ones are left out), in id
+ * order. With `lock`, the rows stay locked until the surrounding database
+ * transaction ends, so what the pipeline read is what it changes.
+ */
+export async function loadContexts(
+  em: Em,
+  ids: readonly string[],
+  maps: ReferenceMaps,
+  opts: { lock?: boolean } = {},
+): Promise<LoadedTransaction[]> {
+  if (ids.length === 0) return [];
+  const sql = contextSql(
+    ALL_GROUPS,
+    "t.id = any(?::uuid[]) and t.deleted_at is null",
+    `order by t.id${opts.lock ? " for update of t" : ""}`,
+  );
+  const rows = await query<Row>(em, sql, [pgArray(ids)]);
+  const loaded = rows.map(loader(ALL_GROUPS, maps));
+  await withSeries(em, loaded, ALL_GROUPS);
+  return loaded;
+}
+
+/**
+ * Reads the non-deleted transactions matching `where` (a predicate over `t`)
+ * in batches through a server-side cursor, with only the columns `fields`
+ * need. Must run inside a database transaction (em.transactional). `onBatch`
+ * may stop the scan by returning false.
+ */
+export async function scanContexts(
+  tx: Em,
+  scan: {
+    where: string;
+    params: unknown[];
+    fields: ReadonlySet<string> | "all";
+    maps: ReferenceMaps;
+    /** Read the UUID and the row version too (the rows will be written); else rows carry their short id only. */
+    withIds?: boolean;
+    batchSize?: number;
+    /** Runs before each statement (e.g. to set the remaining statement timeout). */
+    beforeFetch?: () => Promise<void>;
+    onBatch: (batch: LoadedTransaction[]) => boolean | void | Promise<boolean | void>;
+  },
+): Promise<void> {
+  const groups = groupsFor(scan.fields);
+  // Series are looked up by transaction id.
+  const full = scan.withIds === true || groups.has("series");
+  const cursor = `rules_scan_${randomBytes(6).toString("hex")}`;
+  await scan.beforeFetch?.();
+  const select = contextSql(groups, `t.deleted_at is null and (${scan.where})`, "", full);
+  const toLoaded = loader(groups, scan.maps);
+  await query(tx, `declare ${cursor} no scroll cursor for ${select}`, scan.params);
+  const fetch = async () => {
+    await scan.beforeFetch?.();
+    return query<Row>(tx, `fetch forward ${scan.batchSize ?? SCAN_BATCH} from ${cursor}`);
+  };
+  // The next batch is asked for before this one is judged, so the database and the evaluation overlap.
+  let next: Promise<Row[]> | null = fetch();
+  try {
+    for (;;) {
+      const rows: Row[] = await next;
+      next = null;
+      if (rows.length === 0) return;
+      next = fetch();
+      const batch = rows.map(toLoaded);
+      await withSeries(tx, batch, groups);
+      if ((await scan.onBatch(batch)) === false) return;
+    }
+  } finally {
+    // A batch still on its way when the scan stops (or fails) is waited for, so its failure is not left unhandled.
+    await next?.catch(() => undefined);
+    await query(tx, `close ${cursor}`).catch(() => undefined);
+  }
+}

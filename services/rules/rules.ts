@@ -1,0 +1,355 @@
+import type { Em } from "../db/orm.js";
+import { iso, query } from "../db/sql.js";
+import { CofferError, notFound, validation } from "../errors/coffer-error.js";
+import { parseId } from "../ids/resolve-id.js";
+import { newShortId } from "../ids/short-id.js";
+import type { Actor } from "../ledger/actor.js";
+import { recordAnnotation } from "../ledger/annotations.js";
+import type { InputErrorCode } from "../shared/validate.js";
+import {
+  RuleValidationError,
+  TRIGGERS,
+  compileConditions,
+  parseActions,
+  pipelineOrder,
+  sameJson,
+  type CompiledConditions,
+  type CompiledRule,
+  type Trigger,
+} from "./engine/index.js";
+import {
+  loadReferenceMaps,
+  normalizeConditionIds,
+  presentActions,
+  ruleCategory,
+  runnableActions,
+  storeActions,
+  type ReferenceMaps,
+  type StoredAction,
+} from "./references.js";
+
+/** A rule as the API shows it. Timestamps are UTC ISO text. */
+export interface RuleView {
+  id: string;
+  shortId: string;
+  name: string;
+  conditions: Record<string, unknown>;
+  actions: Record<string, unknown>[];
+  trigger: Trigger;
+  /** The category its set_category action sets, if any. */
+  categorySlug: string | null;
+  categoryDisplayName: string | null;
+  priority: number;
+  enabled: boolean;
+  hitCount: number;
+  lastHitAt: string | null;
+  createdByType: "user" | "agent" | "system";
+  /** The short id of the API key that created it (null for the built-in rule). */
+  createdById: string | null;
+  createdByName: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A row of `rules` as RULE_COLUMNS reads it. */
+export interface RuleRow {
+  id: string;
+  short_id: string;
+  name: string;
+  conditions: Record<string, unknown>;
+  actions: StoredAction[];
+  trigger: Trigger;
+  priority: number;
+  enabled: boolean;
+  hit_count: string;
+  last_hit_at: string | null;
+  created_by_type: "user" | "agent" | "system";
+  created_by_id: string | null;
+  created_by_name: string;
+  created_at: string;
+  updated_at: string;
+  /** created_at with microseconds, fixed width: the pipeline's and the pages' tie-breaker. */
+  created_key: string;
+}
+
+/** created_at as text that sorts like the timestamp, to the microsecond (what keysets compare). */
+export const createdKey = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
+
+export const RULE_COLUMNS = `r.id, r.short_id, r.name, r.conditions, r.actions, r.trigger, r.priority, r.enabled,
+  r.hit_count::text as hit_count, ${iso("r.last_hit_at")} as last_hit_at, r.created_by_type, r.created_by_id,
+  r.created_by_name, ${iso("r.created_at")} as created_at, ${iso("r.updated_at")} as updated_at,
+  ${createdKey("r.created_at")} as created_key`;
+
+export function presentRule(r: RuleRow, maps: ReferenceMaps): RuleView {
+  const category = ruleCategory(r.actions, maps);
+  return {
+    id: r.id,
+    shortId: r.short_id,
+    name: r.name,
+    conditions: r.conditions,
+    actions: presentActions(r.actions, maps),
+    trigger: r.trigger,
+    categorySlug: category?.slug ?? null,
+    categoryDisplayName: category?.displayName ?? null,
+    priority: r.priority,
+    enabled: r.enabled,
+    hitCount: Number(r.hit_count),
+    lastHitAt: r.last_hit_at,
+    createdByType: r.created_by_type,
+    createdById: r.created_by_id,
+    createdByName: r.created_by_name,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** The UUID of a rule named by UUID or short id; NOT_FOUND otherwise. */
+export async function resolveRuleId(em: Em, raw: string): Promise<string> {
+  const lookup = parseId(raw.trim());
+  const rows = lookup
+    ? await query<{ id: string }>(em, `select id from rules where ${lookup.column} = ?`, [lookup.value])
+    : [];
+  if (rows.length === 0) throw notFound("Rule");
+  return rows[0].id;
+}
+
+export async function loadRule(em: Em, id: string): Promise<RuleView> {
+  const rows = await query<RuleRow>(em, `select ${RULE_COLUMNS} from rules r where r.id = ?`, [id]);
+  if (rows.length === 0) throw notFound("Rule");
+  return presentRule(rows[0], await loadReferenceMaps(em));
+}
+
+// ---- input checks ----------------------------------------------------------
+
+const MAX_NAME = 200;
+/** Largest condition tree, as JSON. */
+export const MAX_CONDITIONS_BYTES = 64 * 1024;
+export const PRIORITY_RANGE = { min: -1_000_000, max: 1_000_000 } as const;
+export const DEFAULT_PRIORITY = 100;
+export const DEFAULT_TRIGGER: Trigger = "always";
+
+/** A grammar error as the API reports it: 400 VALIDATION_ERROR, "path: problem". */
+export function asValidation<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof RuleValidationError) throw validation(e.message);
+    throw e;
+  }
+}
+
+export function parseRuleName(raw: string | undefined): string {
+  const name = (raw ?? "").trim();
+  if (!name) throw validation("name is required");
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (/[\x00-\x1f\x7f]/.test(name)) throw validation("name must not contain control characters");
+  if ([...name].length > MAX_NAME) throw validation(`name may be at most ${MAX_NAME} characters`);
+  return name;
+}
+
+/** A trigger; on_update is accepted as another name for on_change. */
+export function parseTrigger(raw: string, code: InputErrorCode = "VALIDATION_ERROR"): Trigger {
+  const t = raw.trim();
+  if (t === "on_update") return "on_change";
+  if (!(TRIGGERS as readonly string[]).includes(t)) {
+    throw new CofferError(code, `trigger must be one of ${TRIGGERS.join(", ")} (on_update is accepted for on_change)`);
+  }
+  return t as Trigger;
+}
+
+export function parsePriority(raw: number): number {
+  if (!Number.isInteger(raw) || raw < PRIORITY_RANGE.min || raw > PRIORITY_RANGE.max) {
+    throw validation(`priority must be a whole number from ${PRIORITY_RANGE.min} to ${PRIORITY_RANGE.max}`);
+  }
+  return raw;
+}
+
+/**
+ * A condition tree: grammar first (with the path of a bad node), then its
+ * account and user ids. Returns the tree to store and its compiled form.
+ */
+export async function parseConditions(
+  em: Em,
+  raw: unknown,
+): Promise<{ tree: Record<string, unknown>; compiled: CompiledConditions }> {
+  if (raw === undefined) throw validation("conditions is required ({} matches every transaction)");
+  const tree = structuredClone(raw) as Record<string, unknown>;
+  const compiled = asValidation(() => compileConditions(tree));
+  const bytes = Buffer.byteLength(JSON.stringify(tree));
+  if (bytes > MAX_CONDITIONS_BYTES) {
+    throw validation(`conditions may be at most ${MAX_CONDITIONS_BYTES} bytes as JSON (got ${bytes})`);
+  }
+  await normalizeConditionIds(em, compiled);
+  return { tree, compiled };
+}
+
+async function parseRuleActions(em: Em, raw: unknown): Promise<StoredAction[]> {
+  if (raw === undefined) throw validation("actions is required");
+  return storeActions(
+    em,
+    asValidation(() => parseActions(raw)),
+  );
+}
+
+// ---- writes ----------------------------------------------------------------
+
+export interface RuleInput {
+  name?: string;
+  conditions?: unknown;
+  actions?: unknown;
+  trigger?: string;
+  priority?: number;
+  enabled?: boolean;
+}
+
+/** Creates a rule; the calling key is its creator. Returns its id. */
+export async function createRule(em: Em, actor: Actor, input: RuleInput): Promise<string> {
+  const name = parseRuleName(input.name);
+  const { tree } = await parseConditions(em, input.conditions);
+  const actions = await parseRuleActions(em, input.actions);
+  const trigger = input.trigger === undefined ? DEFAULT_TRIGGER : parseTrigger(input.trigger);
+  const priority = input.priority === undefined ? DEFAULT_PRIORITY : parsePriority(input.priority);
+  const enabled = input.enabled ?? true;
+  return em.transactional(async (tx) => {
+    const id = crypto.randomUUID();
+    for (let attempt = 0; ; attempt++) {
+      if (attempt === 5) throw new Error("could not allocate a unique short id for a rule");
+      const inserted = await query<{ id: string }>(
+        tx,
+        `insert into rules (id, short_id, name, conditions, actions, trigger, priority, enabled,
+           created_by_type, created_by_id, created_by_name, created_at, updated_at)
+         values (?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?, ?, clock_timestamp(), clock_timestamp())
+         on conflict (short_id) do nothing returning id`,
+        [
+          id,
+          newShortId(),
+          name,
+          JSON.stringify(tree),
+          JSON.stringify(actions),
+          trigger,
+          priority,
+          enabled,
+          actor.type,
+          actor.id,
+          actor.name,
+        ],
+      );
+      if (inserted.length > 0) break;
+    }
+    await recordAnnotation(tx, actor, {
+      entityType: "rule",
+      entityId: id,
+      action: "created",
+      details: { name, trigger, priority, enabled },
+    });
+    return id;
+  });
+}
+
+/** Changes the fields given; the others stay. Returns the rule's id. */
+export async function updateRule(em: Em, actor: Actor, rawId: string, input: RuleInput): Promise<string> {
+  const id = await resolveRuleId(em, rawId);
+  const next: Partial<Record<"name" | "conditions" | "actions" | "trigger" | "priority" | "enabled", unknown>> = {};
+  if (input.name !== undefined) next.name = parseRuleName(input.name);
+  if (input.conditions !== undefined) next.conditions = (await parseConditions(em, input.conditions)).tree;
+  if (input.actions !== undefined) next.actions = await parseRuleActions(em, input.actions);
+  if (input.trigger !== undefined) next.trigger = parseTrigger(input.trigger);
+  if (input.priority !== undefined) next.priority = parsePriority(input.priority);
+  if (input.enabled !== undefined) next.enabled = input.enabled;
+  await em.transactional(async (tx) => {
+    const [row] = await query<RuleRow>(tx, `select ${RULE_COLUMNS} from rules r where r.id = ? for update`, [id]);
+    if (!row) throw notFound("Rule");
+    const current: Record<string, unknown> = { ...row };
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    for (const [k, v] of Object.entries(next)) {
+      if (!sameJson(current[k], v)) changes[k] = { from: current[k], to: v };
+    }
+    if (Object.keys(changes).length === 0) return;
+    const cols = Object.keys(changes);
+    const isJson = (c: string) => c === "conditions" || c === "actions";
+    const values = cols.map((c) => {
+      const v = next[c as keyof typeof next];
+      return isJson(c) ? JSON.stringify(v) : v;
+    });
+    const sets = cols.map((c) => `${c} = ?${isJson(c) ? "::jsonb" : ""}`).join(", ");
+    await query(tx, `update rules set ${sets}, updated_at = clock_timestamp() where id = ?`, [...values, id]);
+    await recordAnnotation(tx, actor, {
+      entityType: "rule",
+      entityId: id,
+      action: "updated",
+      details: { name: row.name, changes },
+    });
+  });
+  return id;
+}
+
+export async function setRuleEnabled(em: Em, actor: Actor, rawId: string, enabled: boolean): Promise<string> {
+  const id = await resolveRuleId(em, rawId);
+  await em.transactional(async (tx) => {
+    const changed = await query<{ name: string }>(
+      tx,
+      `update rules set enabled = ?, updated_at = clock_timestamp() where id = ? and enabled <> ? returning name`,
+      [enabled, id, enabled],
+    );
+    if (changed.length === 0) return;
+    await recordAnnotation(tx, actor, {
+      entityType: "rule",
+      entityId: id,
+      action: enabled ? "enabled" : "disabled",
+      details: { name: changed[0].name },
+    });
+  });
+  return id;
+}
+
+export async function deleteRule(em: Em, actor: Actor, rawId: string): Promise<void> {
+  const id = await resolveRuleId(em, rawId);
+  await em.transactional(async (tx) => {
+    const gone = await query<{ short_id: string; name: string; hit_count: string }>(
+      tx,
+      `delete from rules where id = ? returning short_id, name, hit_count::text`,
+      [id],
+    );
+    if (gone.length === 0) throw notFound("Rule");
+    await recordAnnotation(tx, actor, {
+      entityType: "rule",
+      entityId: id,
+      action: "deleted",
+      details: { short_id: gone[0].short_id, name: gone[0].name, hit_count: Number(gone[0].hit_count) },
+    });
+  });
+}
+
+// ---- rules ready to run ----------------------------------------------------
+
+/** Compiles stored rules (valid when saved) with their actions resolved. */
+export async function compileRules(em: Em, rows: RuleRow[], maps: ReferenceMaps): Promise<CompiledRule[]> {
+  const actions = await runnableActions(
+    em,
+    rows.map((r) => r.actions),
+    maps,
+  );
+  return rows.map((r, i) => ({
+    id: r.id,
+    shortId: r.short_id,
+    name: r.name,
+    priority: r.priority,
+    createdAt: r.created_key,
+    trigger: r.trigger,
+    conditions: compileConditions(r.conditions),
+    actions: actions[i],
+  }));
+}
+
+/** The enabled rules, compiled, in pipeline order. */
+export async function loadEnabledRules(
+  em: Em,
+  maps: ReferenceMaps,
+): Promise<{ rules: CompiledRule[]; rows: RuleRow[] }> {
+  const rows = await query<RuleRow>(
+    em,
+    `select ${RULE_COLUMNS} from rules r where r.enabled order by r.priority, r.created_at, r.id`,
+  );
+  const rules = pipelineOrder(await compileRules(em, rows, maps));
+  return { rules, rows };
+}

@@ -1,0 +1,353 @@
+import { UUID } from "../../common/validation.js";
+import type { Em } from "../db/orm.js";
+import { pgArray, query } from "../db/sql.js";
+import { newShortId } from "../ids/short-id.js";
+import type { Actor } from "../ledger/actor.js";
+import { recordAnnotations, type AnnotationInput } from "../ledger/annotations.js";
+import { METADATA_LIMITS } from "../ledger/transactions/metadata.js";
+import { ensureTags } from "../ledger/transactions/tags.js";
+import { firesOn, runPipeline, type CompiledRule, type PipelineResult, type RuleRef } from "./engine/index.js";
+import { loadContexts, type LoadedTransaction } from "./context-loader.js";
+import { loadReferenceMaps, type ReferenceMaps } from "./references.js";
+import { loadEnabledRules } from "./rules.js";
+import { assignSeries } from "./series.js";
+
+/**
+ * Runs rules on stored transactions and writes what they change: the rows,
+ * one annotation per change naming the rule, comments, and the rules' hit
+ * counts, all in the caller's database transaction. The sync engine calls
+ * applyRulesOnSync; retroactive apply (apply.ts) calls runOn.
+ */
+
+export interface RunSummary {
+  /** Transactions at least one rule matched. */
+  matched: number;
+  /** Transactions a rule changed. */
+  changed: number;
+}
+
+/** How many transactions are read, judged and written at a time. */
+const CHUNK = 1000;
+/** Most rows one INSERT of annotations carries (PostgreSQL takes at most 65,535 parameters). */
+const ANNOTATION_CHUNK = 2000;
+
+const LIMITS = { maxMetadataKeys: METADATA_LIMITS.maxKeys, maxMetadataBytes: METADATA_LIMITS.maxBytes };
+
+/** Matches per rule during one run, written to hit_count and last_hit_at at the end. */
+export type HitCounts = Map<string, number>;
+
+const ruleDetails = (by: RuleRef) => ({ rule_id: by.shortId, rule_name: by.name });
+
+function checkIds(ids: readonly string[]): void {
+  const bad = ids.find((id) => !UUID.test(id));
+  if (bad !== undefined) throw new Error(`not a transaction id: ${JSON.stringify(bad)}`);
+}
+
+/**
+ * The rule pipeline at sync time. Runs inside `tx`'s database transaction
+ * (a savepoint when one is open), so the changes, their annotations and the
+ * hit counts commit or roll back with the sync page:
+ * - `created`: transactions new in this sync; rules with trigger on_create or always run on them;
+ * - `changed`: transactions whose provider data changed; on_change and always rules run on them.
+ * Enabled rules run in priority order (ties: older first); each sees what earlier ones changed.
+ * Deleted and unknown ids are skipped. Call it last in the page's transaction: it locks the
+ * rules it counts hits for until the transaction ends.
+ */
+export async function applyRulesOnSync(
+  tx: Em,
+  changes: { created: readonly string[]; changed: readonly string[] },
+  actor: Actor,
+): Promise<RunSummary> {
+  checkIds(changes.created);
+  checkIds(changes.changed);
+  const created = [...new Set(changes.created)];
+  const isNew = new Set(created);
+  const changed = [...new Set(changes.changed)].filter((id) => !isNew.has(id));
+  if (created.length === 0 && changed.length === 0) return { matched: 0, changed: 0 };
+  return tx.transactional(async (t) => {
+    const maps = await loadReferenceMaps(t);
+    const { rules } = await loadEnabledRules(t, maps);
+    const hits: HitCounts = new Map();
+    const a = await runOn(
+      t,
+      created,
+      rules.filter((r) => firesOn(r.trigger, "create")),
+      maps,
+      actor,
+      hits,
+    );
+    const b = await runOn(
+      t,
+      changed,
+      rules.filter((r) => firesOn(r.trigger, "change")),
+      maps,
+      actor,
+      hits,
+    );
+    await writeHitCounts(t, hits);
+    return { matched: a.matched + b.matched, changed: a.changed + b.changed };
+  });
+}
+
+type Outcome = { t: LoadedTransaction; r: PipelineResult };
+
+function judge(loaded: LoadedTransaction[], rules: readonly CompiledRule[]): Outcome[] {
+  const out: Outcome[] = [];
+  for (const t of loaded) {
+    const r = runPipeline(rules, t.context, t.state, LIMITS);
+    if (r.matched.length > 0) out.push({ t, r });
+  }
+  return out;
+}
+
+/**
+ * Runs `rules` (in pipeline order) on these transactions and writes the
+ * changes; adds the matches to `hits` (the caller writes them once).
+ *
+ * Optimistic: rows are read without locks, and a change is written only if
+ * the row is still the version that was read (transactions.seq). The rows a
+ * concurrent writer changed meanwhile are read again, locked this time, and
+ * judged again. Locking every row up front would write each one twice.
+ */
+export async function runOn(
+  tx: Em,
+  ids: readonly string[],
+  rules: readonly CompiledRule[],
+  maps: ReferenceMaps,
+  actor: Actor,
+  hits: HitCounts,
+): Promise<RunSummary> {
+  const summary: RunSummary = { matched: 0, changed: 0 };
+  if (rules.length === 0) return summary;
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const first = judge(await loadContexts(tx, ids.slice(i, i + CHUNK), maps), rules);
+    await ensureAddedTags(tx, first, maps, actor);
+    const written = await writeRows(
+      tx,
+      first.filter((o) => o.r.changed),
+      maps,
+      { checkVersion: true },
+    );
+    const stale = new Set(first.filter((o) => o.r.changed && !written.has(o.t.id)).map((o) => o.t.id));
+    const outcomes = first.filter((o) => !stale.has(o.t.id));
+    if (stale.size > 0) {
+      const again = judge(await loadContexts(tx, [...stale], maps, { lock: true }), rules);
+      await ensureAddedTags(tx, again, maps, actor);
+      await writeRows(
+        tx,
+        again.filter((o) => o.r.changed),
+        maps,
+        { checkVersion: false },
+      );
+      outcomes.push(...again);
+    }
+    const changed = outcomes.filter((o) => o.r.changed);
+    for (const o of outcomes) for (const m of o.r.matched) hits.set(m.id, (hits.get(m.id) ?? 0) + 1);
+    summary.matched += outcomes.length;
+    summary.changed += changed.length;
+    await writeEffects(tx, changed, actor);
+  }
+  return summary;
+}
+
+/** Adds each rule's matches to hit_count and stamps last_hit_at; rows locked in id order, so runs never deadlock. */
+export async function writeHitCounts(tx: Em, hits: HitCounts): Promise<void> {
+  if (hits.size === 0) return;
+  const ids = [...hits.keys()].sort();
+  await query(tx, `select id from rules where id = any(?::uuid[]) order by id for update`, [pgArray(ids)]);
+  await query(
+    tx,
+    `update rules r set hit_count = r.hit_count + v.n, last_hit_at = now()
+     from jsonb_to_recordset(?::jsonb) as v(id uuid, n bigint) where r.id = v.id`,
+    [JSON.stringify(ids.map((id) => ({ id, n: hits.get(id) })))],
+  );
+}
+
+/** The stored tag ids with the pipeline's removals and additions, in order (new ones last). */
+function nextTagIds(t: LoadedTransaction, r: PipelineResult, maps: ReferenceMaps): string[] {
+  const removed = new Set(r.tagsRemoved.map((x) => maps.tagIdBySlug.get(x.slug)));
+  const kept = t.tagIds.filter((id) => !removed.has(id));
+  return [...kept, ...r.tagsAdded.map((x) => maps.tagIdBySlug.get(x.slug)!).filter((id) => !kept.includes(id))];
+}
+
+async function counterpartyShortIds(tx: Em, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await query<{ id: string; short_id: string }>(
+    tx,
+    `select id, short_id from counterparties where id = any(?::uuid[])`,
+    [pgArray(ids)],
+  );
+  return new Map(rows.map((r) => [r.id, r.short_id]));
+}
+
+/** Tags a rule adds by slug that do not exist (flag's "flagged" on first use) are created. */
+async function ensureAddedTags(tx: Em, outcomes: Outcome[], maps: ReferenceMaps, actor: Actor): Promise<void> {
+  const missing = [...new Set(outcomes.flatMap(({ r }) => r.tagsAdded.map((a) => a.slug)))].filter(
+    (s) => !maps.tagIdBySlug.has(s),
+  );
+  if (missing.length === 0) return;
+  for (const [slug, id] of await ensureTags(tx, actor, missing)) {
+    maps.tagIdBySlug.set(slug, id);
+    maps.tags.set(id, slug);
+  }
+}
+
+/**
+ * Writes the rows' new values in one statement (and locks the changed rows
+ * whose columns stay, e.g. only a comment is added). With `checkVersion`,
+ * only rows still at the version that was read; returns the ids written.
+ */
+async function writeRows(
+  tx: Em,
+  outcomes: Outcome[],
+  maps: ReferenceMaps,
+  opts: { checkVersion: boolean },
+): Promise<Set<string>> {
+  const isRowChange = ({ r }: Outcome) =>
+    r.category !== null ||
+    r.tagsAdded.length > 0 ||
+    r.tagsRemoved.length > 0 ||
+    r.metadata.length > 0 ||
+    r.counterparty !== null;
+  const version = opts.checkVersion ? " and t.seq = v.seq" : "";
+  const done = new Set<string>();
+  const rows = outcomes.filter(isRowChange);
+  if (rows.length > 0) {
+    const updated = await query<{ id: string }>(
+      tx,
+      `update transactions t set category_id = v.category_id, category_source = v.category_source,
+         tag_ids = v.tag_ids, metadata = v.metadata, counterparty_id = v.counterparty_id
+       from jsonb_to_recordset(?::jsonb) as v(id uuid, seq bigint, category_id uuid, category_source text,
+         tag_ids uuid[], metadata jsonb, counterparty_id uuid)
+       where t.id = v.id and t.deleted_at is null${version}
+       returning t.id`,
+      [
+        JSON.stringify(
+          rows.map(({ t, r }) => ({
+            id: t.id,
+            seq: t.seq,
+            category_id: r.after.categoryId,
+            category_source: r.after.categorySource,
+            tag_ids: nextTagIds(t, r, maps),
+            metadata: r.after.metadata,
+            counterparty_id: r.after.counterpartyId,
+          })),
+        ),
+      ],
+    );
+    for (const u of updated) done.add(u.id);
+  }
+  const others = outcomes.filter((o) => !isRowChange(o));
+  if (others.length > 0) {
+    const locked = await query<{ id: string }>(
+      tx,
+      `select t.id from transactions t join jsonb_to_recordset(?::jsonb) as v(id uuid, seq bigint) on t.id = v.id
+       where t.deleted_at is null${version} order by t.id for update of t`,
+      [JSON.stringify(others.map(({ t }) => ({ id: t.id, seq: t.seq })))],
+    );
+    for (const l of locked) done.add(l.id);
+  }
+  return done;
+}
+
+/** What a change brings besides the row: series, comments, and one annotation per change naming the rule. */
+async function writeEffects(tx: Em, results: Outcome[], actor: Actor): Promise<void> {
+  if (results.length === 0) return;
+  const series = results.flatMap(({ t, r }) => (r.series ? [{ transactionId: t.id, seriesShortId: r.series.to }] : []));
+  await assignSeries(tx, series);
+
+  const counterparties = await counterpartyShortIds(
+    tx,
+    results.flatMap(({ r }) => (r.counterparty ? [r.counterparty.toId, r.counterparty.fromId ?? []].flat() : [])),
+  );
+  const commentIds = await insertComments(tx, results);
+
+  const notes: AnnotationInput[] = [];
+  for (const { t, r } of results) {
+    const note = (action: string, details: Record<string, unknown>, entity?: { type: "comment"; id: string }) =>
+      notes.push({
+        entityType: entity?.type ?? "transaction",
+        entityId: entity?.id ?? t.id,
+        transactionId: t.id,
+        action,
+        details,
+      });
+    if (r.category) {
+      note("category_set", {
+        from: r.category.from,
+        to: r.category.to,
+        source: "rule",
+        previous_source: r.category.previousSource,
+        ...ruleDetails(r.category.by),
+      });
+    }
+    for (const a of r.tagsAdded) {
+      note("tag_added", { tag: a.slug, ...ruleDetails(a.by), ...(a.flagReason ? { reason: a.flagReason } : {}) });
+    }
+    for (const a of r.tagsRemoved) note("tag_removed", { tag: a.slug, ...ruleDetails(a.by) });
+    for (const m of r.metadata) {
+      note("metadata_set", {
+        keys_set: m.set.sort(),
+        keys_removed: m.removed.sort(),
+        replace: false,
+        ...ruleDetails(m.by),
+      });
+    }
+    if (r.counterparty) {
+      const { fromId, toId, toName, by } = r.counterparty;
+      note("counterparty_assigned", {
+        counterparty_id: counterparties.get(toId) ?? null,
+        counterparty_name: toName,
+        previous_counterparty_id: fromId ? (counterparties.get(fromId) ?? null) : null,
+        ...ruleDetails(by),
+      });
+    }
+    if (r.series) note("series_assigned", { series_id: r.series.to, ...ruleDetails(r.series.by) });
+    for (const [i, c] of r.comments.entries()) {
+      const comment = commentIds.get(`${t.id}:${i}`)!;
+      note("comment_added", { comment_id: comment.shortId, ...ruleDetails(c.by) }, { type: "comment", id: comment.id });
+    }
+  }
+  for (let i = 0; i < notes.length; i += ANNOTATION_CHUNK) {
+    await recordAnnotations(tx, actor, notes.slice(i, i + ANNOTATION_CHUNK));
+  }
+}
+
+/**
+ * add_comment: one comment per action, authored by the rule (author_type
+ * system, author_name "rule: <name>"). Returns the comments' ids by
+ * "<transaction id>:<index>".
+ */
+async function insertComments(
+  tx: Em,
+  results: { t: LoadedTransaction; r: PipelineResult }[],
+): Promise<Map<string, { id: string; shortId: string }>> {
+  const out = new Map<string, { id: string; shortId: string }>();
+  let pending = results.flatMap(({ t, r }) =>
+    r.comments.map((c, i) => ({
+      key: `${t.id}:${i}`,
+      id: crypto.randomUUID(),
+      transaction_id: t.id,
+      body: c.content,
+      author_name: `rule: ${c.by.name}`,
+    })),
+  );
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt === 5) throw new Error("could not allocate unique short ids for comments");
+    const rows = pending.map((p) => ({ ...p, short_id: newShortId() }));
+    const inserted = await query<{ id: string }>(
+      tx,
+      `insert into comments
+         (id, short_id, transaction_id, body, author_type, author_key_id, author_name, created_at, updated_at)
+       select v.id, v.short_id, v.transaction_id, v.body, 'system', null, v.author_name,
+         clock_timestamp(), clock_timestamp()
+       from jsonb_to_recordset(?::jsonb) as v(id uuid, short_id text, transaction_id uuid, body text, author_name text)
+       on conflict (short_id) do nothing returning id`,
+      [JSON.stringify(rows)],
+    );
+    const done = new Set(inserted.map((r) => r.id));
+    for (const r of rows) if (done.has(r.id)) out.set(r.key, { id: r.id, shortId: r.short_id });
+    pending = pending.filter((p) => !done.has(p.id));
+  }
+  return out;
+}
