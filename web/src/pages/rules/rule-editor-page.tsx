@@ -1,0 +1,3 @@
+export default function Page() {
+  return <h1>rule-editor-page</h1>;
+}
