@@ -100,6 +100,8 @@ export class FakePlaid {
   private readonly items = new Map<string, FakeItem>();
   private readonly byToken = new Map<string, FakeItem>();
   private readonly publicTokens = new Map<string, { itemId: string; expiresAt: number; used: boolean }>();
+  /** Link tokens handed out: the Item an update-mode token repairs (null: a new Item), and its webhook. */
+  readonly linkTokens = new Map<string, { itemId: string | null; webhook: string | null; expiresAt: number }>();
   private readonly keys: SigningKey[] = [];
   private readonly expiredKeys = new Map<string, number>();
   /** Pending "mutations during pagination": each fires on the next mid-pagination sync call. */
@@ -460,7 +462,11 @@ export class FakePlaid {
       throw new PlaidFailure(400, "INVALID_REQUEST", "INVALID_FIELD", "products must not be empty");
     }
     const ttl = update ? 30 * 60_000 : 4 * 3600_000;
-    return { link_token: `link-sandbox-${randomUUID()}`, expiration: new Date(Date.now() + ttl).toISOString() };
+    const linkToken = `link-sandbox-${randomUUID()}`;
+    const itemId = update ? this.liveItem(body).itemId : null;
+    const webhook = typeof body.webhook === "string" ? body.webhook : null;
+    this.linkTokens.set(linkToken, { itemId, webhook, expiresAt: Date.now() + ttl });
+    return { link_token: linkToken, expiration: new Date(Date.now() + ttl).toISOString() };
   }
 
   private exchange(body: Record<string, unknown>) {

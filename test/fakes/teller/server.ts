@@ -156,6 +156,12 @@ export class FakeTeller {
     return enrollment;
   }
 
+  enrollment(id: string): FakeEnrollment {
+    const enrollment = this.enrollments.find((e) => e.id === id);
+    if (!enrollment) throw new Error(`no fake enrollment ${id}`);
+    return enrollment;
+  }
+
   account(id: string): FakeAccount {
     for (const e of this.enrollments) for (const a of e.accounts) if (a.id === id) return a;
     throw new Error(`no fake account ${id}`);

@@ -1,0 +1,53 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { REPO_ROOT } from "../../helpers/processes.js";
+
+/** Debian's Chromium (.ci/run installs it with apt-get when missing); CHROMIUM_PATH overrides it. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const RESULTS = join(REPO_ROOT, "test-results");
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+/** One headless Chromium for a test file; each test opens its own context (cookies are per context). */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+  });
+}
+
+/** A fresh context (no cookies) at desktop size, whose page errors and failed requests fail loudly in logs. */
+export async function newContext(browser: Browser, baseURL: string): Promise<BrowserContext> {
+  return browser.newContext({ baseURL, viewport: DESKTOP });
+}
+
+/**
+ * Saves test-results/<name>-desktop.png (1280x800) and test-results/<name>-phone.png (390x844) of the
+ * page as it is, and checks that the phone layout does not scroll sideways. The viewport is restored.
+ */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(RESULTS, { recursive: true });
+  const before = page.viewportSize() ?? DESKTOP;
+  await page.setViewportSize(DESKTOP);
+  await page.screenshot({ path: join(RESULTS, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+  // Let layout settle after the resize (media queries, wrapping).
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  await page.screenshot({ path: join(RESULTS, `${name}-phone.png`), fullPage: true });
+  await page.setViewportSize(before);
+  if (overflow > 1) throw new Error(`${name}: the page is ${overflow}px wider than a 390px phone screen`);
+}
+
+/** Collects the page's console errors and uncaught exceptions, to show when a test fails. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(`console: ${m.text()}`);
+  });
+  return errors;
+}
