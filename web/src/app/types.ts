@@ -94,6 +94,7 @@ export interface User {
   id: string;
   short_id: string;
   name: string;
+  email: string | null;
 }
 
 export interface Connection {
@@ -134,11 +135,7 @@ export interface Provider {
 }
 
 export type ConditionNode =
-  | Record<string, never>
-  | { and: ConditionNode[] }
-  | { or: ConditionNode[] }
-  | { not: ConditionNode }
-  | ConditionLeaf;
+  Record<string, never> | { and: ConditionNode[] } | { or: ConditionNode[] } | { not: ConditionNode } | ConditionLeaf;
 
 export interface ConditionLeaf {
   field: string;

@@ -58,7 +58,9 @@ export default function SpendingChart({
       ],
     };
     const chart = new uPlot(opts, [xs, ys], el);
-    const resize = new ResizeObserver(() => chart.setSize({ width: Math.max(280, el.clientWidth), height: opts.height }));
+    const resize = new ResizeObserver(() =>
+      chart.setSize({ width: Math.max(280, el.clientWidth), height: opts.height }),
+    );
     resize.observe(el);
     return () => {
       resize.disconnect();

@@ -52,6 +52,7 @@ export function CategorySelect({
   emptyLabel,
   hideLabel,
   id,
+  autoFocus,
 }: {
   label: string;
   value: string;
@@ -59,11 +60,13 @@ export function CategorySelect({
   emptyLabel?: string;
   hideLabel?: boolean;
   id?: string;
+  autoFocus?: boolean;
 }) {
   const cats = useCategories();
   const select = (
     <select
       id={id}
+      autoFocus={autoFocus}
       aria-label={hideLabel ? label : undefined}
       value={value}
       onChange={(e) => onChange(e.target.value)}
@@ -71,7 +74,9 @@ export function CategorySelect({
     >
       {emptyLabel !== undefined ? <option value="">{emptyLabel}</option> : null}
       {/* A value the list does not have yet (loading, or a slug just renamed) still shows. */}
-      {value && cats.data && !cats.data.flat.some((c) => c.slug === value) ? <option value={value}>{value}</option> : null}
+      {value && cats.data && !cats.data.flat.some((c) => c.slug === value) ? (
+        <option value={value}>{value}</option>
+      ) : null}
       {cats.data?.flat.map((c) => (
         <option key={c.slug} value={c.slug}>
           {c.depth ? "\u00a0\u00a0– " : ""}

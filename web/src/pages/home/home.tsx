@@ -5,11 +5,10 @@ import { ErrorMessage, Loading } from "../../app/errors";
 import { thisMonth, when } from "../../app/format";
 import { Link } from "../../app/router";
 import type { Connection, Summary, SyncLog } from "../../app/types";
+import { REVIEW_TAG } from "../../components/transactions/query";
 
 // uPlot loads only when the chart is drawn, not with the first page.
 const SpendingChart = lazy(() => import("../../components/spending-chart"));
-
-export const REVIEW_TAG = "needs_review";
 
 function ConnectionRow({ c }: { c: Connection }) {
   const qc = useQueryClient();
@@ -134,8 +133,7 @@ function Spending() {
 function SyncLogs() {
   const q = useQuery({
     queryKey: ["sync-logs", "latest"],
-    queryFn: () =>
-      call<{ sync_logs: SyncLog[] }>(api.GET("/api/v1/sync/logs", { params: { query: { limit: 10 } } })),
+    queryFn: () => call<{ sync_logs: SyncLog[] }>(api.GET("/api/v1/sync/logs", { params: { query: { limit: 10 } } })),
   });
   return (
     <section className="card" aria-labelledby="h-logs">
