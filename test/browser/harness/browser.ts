@@ -51,3 +51,14 @@ export function watchErrors(page: Page): string[] {
   });
   return errors;
 }
+
+/** A page in a fresh context at desktop size, with its errors collected (see `watchErrors`). */
+export async function openPage(
+  browser: Browser,
+  baseURL: string,
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await newContext(browser, baseURL);
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return { context, page, errors: watchErrors(page) };
+}

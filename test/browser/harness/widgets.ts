@@ -34,6 +34,11 @@ export class WidgetServer {
       };
       if (url.pathname === "/link-initialize.js") return send(200, PLAID_LINK);
       if (url.pathname === "/connect.js") return send(200, TELLER_CONNECT);
+      if (url.pathname === "/blank.html") {
+        // A page on another origin, for tests of what the console's server accepts from elsewhere.
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+        return res.end("<!doctype html><title>elsewhere</title><p>another site</p>");
+      }
       const callback = url.searchParams.get("callback") ?? "";
       if (!/^__fakeWidgetCallback\d+$/.test(callback)) return send(400, "");
       const params = Object.fromEntries(url.searchParams);

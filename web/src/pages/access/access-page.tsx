@@ -122,8 +122,13 @@ function ApiKeys() {
                   <td>{when(k.created_at)}</td>
                   <td>{when(k.last_used_at)}</td>
                   <td>
-                    <button type="button" className="danger" onClick={() => setRevoking(k)}>
-                      Revoke <span className="visually-hidden">{k.name}</span>
+                    <button
+                      type="button"
+                      className="danger"
+                      aria-label={`Revoke ${k.name}`}
+                      onClick={() => setRevoking(k)}
+                    >
+                      Revoke
                     </button>
                   </td>
                 </tr>
