@@ -17,8 +17,8 @@ const TELLER_CONNECT = DIALOG + read("teller-connect.js");
  */
 export class WidgetServer {
   url = "";
-  /** What the widgets completed: the link tokens and enrollment ids they were given. */
-  readonly completed: { widget: "plaid" | "teller"; params: Record<string, string> }[] = [];
+  /** What the widgets completed: what they were given, and the fake Item or enrollment they handed over. */
+  readonly completed: { widget: "plaid" | "teller"; params: Record<string, string>; id?: string }[] = [];
   private readonly server: Server;
 
   constructor(
@@ -69,18 +69,20 @@ export class WidgetServer {
 
   private async complete(path: string, params: Record<string, string>): Promise<unknown> {
     if (path === "/plaid/complete.js" && this.plaid) {
-      this.completed.push({ widget: "plaid", params });
-      return this.plaidComplete(params.link_token ?? "");
+      const done = { widget: "plaid" as const, params, id: undefined as string | undefined };
+      this.completed.push(done);
+      return this.plaidComplete(params.link_token ?? "", (id) => (done.id = id));
     }
     if (path === "/teller/complete.js" && this.teller) {
-      this.completed.push({ widget: "teller", params });
-      return this.tellerComplete(this.teller, params);
+      const done = { widget: "teller" as const, params, id: undefined as string | undefined };
+      this.completed.push(done);
+      return this.tellerComplete(this.teller, params, (id) => (done.id = id));
     }
     throw new Error(`no fake widget route ${path}`);
   }
 
   /** Link's hand-over: a new Item's public token, or (update mode) the Item's login repaired. */
-  private async plaidComplete(linkToken: string): Promise<unknown> {
+  private async plaidComplete(linkToken: string, handedOver: (itemId: string) => void): Promise<unknown> {
     const plaid = this.plaid!;
     const link = plaid.linkTokens.get(linkToken);
     if (!link || link.expiresAt < Date.now()) {
@@ -107,6 +109,7 @@ export class WidgetServer {
       itemId = made.item.itemId;
     }
     const item = plaid.item(itemId);
+    handedOver(itemId);
     return {
       public_token: publicToken,
       metadata: {
@@ -125,12 +128,17 @@ export class WidgetServer {
   }
 
   /** Connect's onSuccess: a new enrollment, or the named one repaired (same access token). */
-  private tellerComplete(teller: FakeTeller, params: Record<string, string>): unknown {
+  private tellerComplete(
+    teller: FakeTeller,
+    params: Record<string, string>,
+    handedOver: (id: string) => void,
+  ): unknown {
     if (params.application_id !== this.tellerApplicationId) {
       return { failure: { type: "payer", code: "invalid_application", message: "Unknown application id." } };
     }
     const enrollment = params.enrollment_id ? teller.enrollment(params.enrollment_id) : teller.createEnrollment();
     if (params.enrollment_id) teller.repair(enrollment);
+    handedOver(enrollment.id);
     return {
       enrollment: {
         accessToken: enrollment.token,
