@@ -37,6 +37,22 @@ export function filtersFrom(search: URLSearchParams): Filters {
   return out;
 }
 
+/**
+ * The filters as GET /transactions types them: booleans as booleans, the closed sets as their literals.
+ * Values outside a set are passed on for the server to refuse with INVALID_PARAMETER, shown in place.
+ */
+export function txQuery(f: Filters) {
+  const { pending, in_series, search_mode, sort_by, sort_order, ...rest } = f;
+  return {
+    ...rest,
+    ...(pending ? { pending: pending === "true" } : {}),
+    ...(in_series ? { in_series: in_series === "true" } : {}),
+    ...(search_mode ? { search_mode: search_mode as "contains" | "words" | "fuzzy" } : {}),
+    ...(sort_by ? { sort_by: sort_by as "date" | "amount" | "name" } : {}),
+    ...(sort_order ? { sort_order: sort_order as "asc" | "desc" } : {}),
+  };
+}
+
 /** Rows fetched per page: a screenful and a half, so a scroll asks for few pages. */
 export const PAGE_SIZE = 100;
 
@@ -56,7 +72,9 @@ export function useTransactionPages(filters: Filters) {
     queryFn: ({ pageParam }) =>
       call<TransactionPage>(
         api.GET("/api/v1/transactions", {
-          params: { query: { ...filters, limit: pageSize(filters), ...(pageParam ? { cursor: pageParam } : {}) } },
+          params: {
+            query: { ...txQuery(filters), limit: pageSize(filters), ...(pageParam ? { cursor: pageParam } : {}) },
+          },
         }),
       ),
     getNextPageParam: (last) => (last.has_more && last.next_cursor ? last.next_cursor : undefined),
@@ -70,7 +88,8 @@ export function useTransactionCount(filters: Filters) {
     if (!COUNT_EXCLUDED.has(k)) countFilters[k] = v;
   return useQuery({
     queryKey: [COUNT_KEY, countFilters],
-    queryFn: () => call<{ count: number }>(api.GET("/api/v1/transactions/count", { params: { query: countFilters } })),
+    queryFn: () =>
+      call<{ count: number }>(api.GET("/api/v1/transactions/count", { params: { query: txQuery(countFilters) } })),
   });
 }
 

@@ -14,7 +14,9 @@ function ConnectionRow({ c }: { c: Connection }) {
   const qc = useQueryClient();
   const sync = useMutation({
     mutationFn: () =>
-      call<{ status: string }>(api.POST("/api/v1/connections/{id}/sync", { params: { path: { id: c.short_id } } })),
+      call<{ status: string }>(
+        api.POST("/api/v1/connections/{id}/sync", { params: { path: { id: c.short_id } }, body: {} }),
+      ),
     onSuccess: () => qc.invalidateQueries({ queryKey: ["connections"] }),
   });
   return (

@@ -31,6 +31,22 @@ function filtersFrom(search: URLSearchParams): RuleFilters {
   return out;
 }
 
+/** The filters as GET /rules types them (booleans, numbers, the closed sets as their literals). */
+function rulesQuery(f: RuleFilters) {
+  const { enabled, only_unused, min_hit_count, creator_type, trigger, sort_by, sort_order, search_mode, ...rest } = f;
+  return {
+    ...rest,
+    ...(enabled ? { enabled: enabled === "true" } : {}),
+    ...(only_unused ? { only_unused: only_unused === "true" } : {}),
+    ...(min_hit_count ? { min_hit_count: Number(min_hit_count) } : {}),
+    ...(creator_type ? { creator_type: creator_type as "user" | "agent" | "system" } : {}),
+    ...(trigger ? { trigger: trigger as "on_create" | "on_change" | "on_update" | "always" } : {}),
+    ...(sort_by ? { sort_by: sort_by as "priority" | "hit_count" | "last_hit_at" | "created_at" | "name" } : {}),
+    ...(sort_order ? { sort_order: sort_order as "asc" | "desc" } : {}),
+    ...(search_mode ? { search_mode: search_mode as "contains" | "words" | "fuzzy" } : {}),
+  };
+}
+
 function RuleFiltersForm({ value, onApply }: { value: RuleFilters; onApply: (f: RuleFilters) => void }) {
   const [d, setD] = useState<RuleFilters>(value);
   const choice = (k: keyof RuleFilters, label: string, options: [string, string][]) => (
@@ -175,7 +191,7 @@ export default function RulesPage() {
     queryFn: ({ pageParam }) =>
       call<RulePage>(
         api.GET("/api/v1/rules", {
-          params: { query: { ...filters, limit: 100, ...(pageParam ? { cursor: pageParam } : {}) } },
+          params: { query: { ...rulesQuery(filters), limit: 100, ...(pageParam ? { cursor: pageParam } : {}) } },
         }),
       ),
     getNextPageParam: (last) => (last.has_more && last.next_cursor ? last.next_cursor : undefined),
