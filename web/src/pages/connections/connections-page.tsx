@@ -1,5 +1,5 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { api, call } from "../../app/api";
 import { ErrorMessage, Loading } from "../../app/errors";
 import { when } from "../../app/format";
@@ -22,15 +22,34 @@ const REAUTH_PAGE: Record<string, string> = {
   simplefin: "/connect/simplefin",
 };
 
-function SyncLogs({ connection }: { connection: Connection }) {
+/** How long after "Sync now" the logs are polled for the queued sync to show up. */
+const WAIT_FOR_QUEUED_MS = 30_000;
+
+function SyncLogs({ connection, askedAt }: { connection: Connection; askedAt: number | null }) {
+  const queryClient = useQueryClient();
   const logs = useQuery({
     queryKey: ["sync-logs", connection.id],
     queryFn: () =>
       call<{ sync_logs: (SyncLog & { unchanged?: number })[] }>(
         api.GET("/api/v1/sync/logs", { params: { query: { connection_id: connection.id, limit: 10 } } }),
       ),
-    refetchInterval: (q) => (q.state.data?.sync_logs.some((l) => l.status === "running") ? 1000 : false),
+    // Poll while a sync runs, and after "Sync now" until the queued sync has started.
+    refetchInterval: (q) => {
+      const list = q.state.data?.sync_logs ?? [];
+      if (list.some((l) => l.status === "running")) return 1000;
+      const waiting =
+        askedAt !== null &&
+        Date.now() - askedAt < WAIT_FOR_QUEUED_MS &&
+        !list.some((l) => Date.parse(l.started_at) >= askedAt - 1000);
+      return waiting ? 1000 : false;
+    },
   });
+  // When the newest sync finishes, the connection's status and last sync have changed too.
+  const newest = logs.data?.sync_logs[0];
+  const newestState = newest ? `${newest.id}:${newest.status}` : "";
+  useEffect(() => {
+    if (newestState) void queryClient.invalidateQueries({ queryKey: ["connections"] });
+  }, [newestState, queryClient]);
   if (logs.isPending) return <Loading what="sync logs" />;
   if (logs.error) return <ErrorMessage error={logs.error} />;
   const list = logs.data.sync_logs;
@@ -75,6 +94,7 @@ function ConnectionCard({ connection, detail }: { connection: Connection; detail
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const [showLogs, setShowLogs] = useState(false);
+  const [askedAt, setAskedAt] = useState<number | null>(null);
   const refresh = () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: ["connections"] }),
@@ -86,6 +106,7 @@ function ConnectionCard({ connection, detail }: { connection: Connection; detail
     mutationFn: async (what: "sync" | "pause" | "resume" | "disconnect") => {
       if (what === "sync") {
         await call<unknown>(api.POST("/api/v1/connections/{id}/sync", { params: { path: { id } }, body: {} }));
+        setAskedAt(Date.now());
         setShowLogs(true);
       } else if (what === "disconnect") {
         await call<unknown>(api.DELETE("/api/v1/connections/{id}", { params: { path: { id } } }));
@@ -169,7 +190,7 @@ function ConnectionCard({ connection, detail }: { connection: Connection; detail
       <button type="button" className="link-button" aria-expanded={showLogs} onClick={() => setShowLogs((s) => !s)}>
         {showLogs ? "Hide sync logs" : "Sync logs"}
       </button>
-      {showLogs ? <SyncLogs connection={connection} /> : null}
+      {showLogs ? <SyncLogs connection={connection} askedAt={askedAt} /> : null}
     </li>
   );
 }
