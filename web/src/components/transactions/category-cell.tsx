@@ -1,7 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { createContext, useContext, useState } from "react";
 import { api, call } from "../../app/api";
-import { ErrorMessage } from "../../app/errors";
 import type { Transaction } from "../../app/types";
 import { CategorySelect } from "../taxonomy";
 import { COUNT_KEY, replaceInLists } from "./query";
@@ -26,51 +25,50 @@ export function useSetCategory() {
 }
 
 /**
- * The category of a row: a button showing it, which turns into a picker while editing (one picker
- * at a time, so a grid of thousands of rows stays light). Escape cancels.
+ * Which row's category is being edited, and where a row's failed change is reported. A context, so
+ * the grid's column definitions stay the same while editing (changing them would remount every cell).
  */
-export function CategoryCell({
-  t,
-  editing,
-  onEdit,
-  onDone,
-}: {
-  t: Transaction;
-  editing: boolean;
-  onEdit: () => void;
-  onDone: () => void;
-}) {
+export interface CategoryEditing {
+  editing: string | null;
+  setEditing: (id: string | null) => void;
+  reportError: (id: string, error: unknown) => void;
+}
+export const CategoryEditingContext = createContext<CategoryEditing>({
+  editing: null,
+  setEditing: () => undefined,
+  reportError: () => undefined,
+});
+
+/**
+ * The category of a row: a button showing it, which turns into a picker while editing (one picker
+ * at a time, so a grid of thousands of rows stays light). Escape cancels; a refusal is reported to the grid.
+ */
+export function CategoryCell({ t }: { t: Transaction }) {
+  const { editing, setEditing, reportError } = useContext(CategoryEditingContext);
   const setCategory = useSetCategory();
-  const [error, setError] = useState<unknown>(null);
   const current = t.category_slug ?? "uncategorized";
   const shown = t.category_display_name ?? (t.category_slug ? t.category_slug : "Uncategorized");
-  if (!editing) {
+  const onDone = () => setEditing(null);
+  if (editing !== t.id) {
     return (
-      <>
-        <button
-          type="button"
-          className="cell-button"
-          onClick={() => {
-            setError(null);
-            onEdit();
-          }}
-          aria-label={`Category of ${t.name}: ${shown}. Change`}
-        >
-          {shown}
-        </button>
-        <ErrorMessage error={error} />
-      </>
+      <button
+        type="button"
+        className="cell-button"
+        onClick={() => setEditing(t.id)}
+        aria-label={`Category of ${t.name}: ${shown}. Change`}
+      >
+        {shown}
+      </button>
     );
   }
   const save = (slug: string) => {
     if (slug === current) return onDone();
-    setError(null);
     setCategory.mutate(
       { t, slug },
       {
         onSuccess: onDone,
         onError: (e) => {
-          setError(e);
+          reportError(t.id, e);
           onDone();
         },
       },

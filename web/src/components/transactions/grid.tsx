@@ -12,7 +12,7 @@ import { ErrorMessage, Loading } from "../../app/errors";
 import { money } from "../../app/format";
 import type { Transaction } from "../../app/types";
 import { CategorySelect } from "../taxonomy";
-import { CategoryCell } from "./category-cell";
+import { CategoryCell, CategoryEditingContext, type CategoryEditing } from "./category-cell";
 import { TransactionPanel } from "./panel";
 import { COUNT_KEY, LIST_KEY, useTransactionCount, useTransactionPages, type Filters } from "./query";
 
@@ -101,14 +101,7 @@ export function TransactionGrid({ filters, review, caption }: GridProps) {
         }),
         col.accessor("category_slug", {
           header: "Category",
-          cell: ({ row }) => (
-            <CategoryCell
-              t={row.original}
-              editing={editing === row.original.id}
-              onEdit={() => setEditing(row.original.id)}
-              onDone={() => setEditing(null)}
-            />
-          ),
+          cell: ({ row }) => <CategoryCell t={row.original} />,
         }),
         col.accessor("tags", {
           header: "Tags",
@@ -144,7 +137,7 @@ export function TransactionGrid({ filters, review, caption }: GridProps) {
             ]
           : []),
       ]),
-    [editing, review],
+    [review],
   );
 
   const table = useTable({
@@ -228,9 +221,21 @@ export function TransactionGrid({ filters, review, caption }: GridProps) {
     },
   });
 
+  const editingContext = useMemo<CategoryEditing>(
+    () => ({
+      editing,
+      setEditing: (id) => {
+        if (id) setRowError(null);
+        setEditing(id);
+      },
+      reportError: (id, error) => setRowError({ id, error }),
+    }),
+    [editing],
+  );
+
   const loaded = rows.length;
   return (
-    <>
+    <CategoryEditingContext.Provider value={editingContext}>
       <div className="spread grid-status">
         <p role="status" aria-live="polite">
           {count.data ? (
@@ -328,6 +333,6 @@ export function TransactionGrid({ filters, review, caption }: GridProps) {
           }}
         />
       ) : null}
-    </>
+    </CategoryEditingContext.Provider>
   );
 }
