@@ -1,9 +1,8 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     globalSetup: ["./test/global-setup.ts"],
-    include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
@@ -12,5 +11,24 @@ export default defineConfig({
     // MikroORM, Connect, fastify and the MCP SDK per file: about half the suite's CPU.
     isolate: false,
     reporters: ["default", "./test/summary-reporter.ts"],
+    projects: [
+      {
+        extends: true,
+        test: { name: "node", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/browser/**"] },
+      },
+      {
+        // Each browser test file runs `coffer start` (three processes) and a Chromium: one file at a time,
+        // after the other tests, with time for real syncs.
+        extends: true,
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          fileParallelism: false,
+          testTimeout: 90_000,
+          hookTimeout: 180_000,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
