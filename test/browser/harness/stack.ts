@@ -131,6 +131,12 @@ export class ConsoleStack {
       waitForOk(`${this.url}/health/ready`, 60_000, [watch]),
       waitForOk(`http://127.0.0.1:${mcpPort}/health`, 60_000, [watch]),
     ]);
+    // The supervisor prints its banner (and, on a first run, the setup link) once it has seen the children ready.
+    for (const deadline = Date.now() + 30_000; !this.lines.some((l) => l.includes("Press Ctrl-C to stop"));) {
+      if (child.exitCode !== null) throw new Error(`coffer start exited:\n${this.lines.join("\n")}`);
+      if (Date.now() > deadline) throw new Error(`coffer start printed no banner:\n${this.lines.join("\n")}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   /** Runs a one-shot CLI command against this stack's database. */
