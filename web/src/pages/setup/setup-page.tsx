@@ -23,10 +23,7 @@ export default function SetupPage() {
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (password.length < MIN_PASSWORD) {
-      setError(new Error(`The password needs at least ${MIN_PASSWORD} characters.`));
-      return;
-    }
+    // The length rule is the server's (400 VALIDATION_ERROR, shown in place); the hint above states it.
     if (mismatch) return;
     setBusy(true);
     setError(null);
@@ -64,7 +61,6 @@ export default function SetupPage() {
             type="password"
             autoComplete="new-password"
             required
-            minLength={MIN_PASSWORD}
             value={password}
             onChange={(e) => setPassword(e.target.value)}
           />
