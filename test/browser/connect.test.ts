@@ -112,7 +112,7 @@ describe("connect a bank", () => {
     const rows = await transactionsOf(conn);
     expect(rows.length).toBeGreaterThan(0);
 
-    await page.getByRole("link", { name: "transactions" }).click();
+    await page.getByRole("link", { name: "transactions", exact: true }).click();
     const grid = page.getByRole("table", { name: "Transactions" });
     await grid.getByText(rows[0].name).first().waitFor();
     expect(errors.filter((e) => e.startsWith("pageerror"))).toEqual([]);
