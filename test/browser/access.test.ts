@@ -193,3 +193,21 @@ describe("login accounts", () => {
     await context.close();
   });
 });
+
+describe("providers without their settings", () => {
+  it("the Connect page says how to configure Plaid and Teller on this server", async () => {
+    // This file's stack has neither PLAID_* nor TELLER_* set.
+    const { page, context } = await signedIn();
+    await page.goto("/connect");
+    const list = page.getByRole("list", { name: "Providers" });
+    const plaid = list.getByRole("listitem").filter({ has: page.getByRole("heading", { name: "Plaid" }) });
+    await plaid.getByText("Not configured on this server.").waitFor();
+    expect(await plaid.textContent()).toContain("PLAID_CLIENT_ID");
+    expect(await plaid.getByRole("link").count()).toBe(0);
+    const teller = list.getByRole("listitem").filter({ has: page.getByRole("heading", { name: "Teller" }) });
+    expect(await teller.textContent()).toContain("TELLER_APPLICATION_ID");
+    await list.getByRole("link", { name: "Connect with CSV file" }).waitFor();
+    await screenshots(page, "connect-unconfigured");
+    await context.close();
+  });
+});
