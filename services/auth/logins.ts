@@ -109,6 +109,23 @@ export async function createLogin(
   });
 }
 
+/**
+ * `coffer users create-login`: a login for an existing household member, or
+ * (without userId) for a new one named `name` or after the email's local part.
+ */
+export async function createLoginForMember(
+  em: Em,
+  publicUrl: string,
+  req: { email: string; role: string; userId?: string; name?: string },
+): Promise<{ login: LoginView; setupUrl: string }> {
+  const email = parseLoginEmail(req.email);
+  parseRole(req.role);
+  return em.transactional(async (tx) => {
+    const userId = req.userId ?? (await createUser(tx, { name: req.name ?? email.split("@")[0], email })).id;
+    return createLogin(tx, publicUrl, { userId, email, role: req.role });
+  });
+}
+
 /** Refuses to leave the household without an admin login (the console would have nobody to manage access). */
 async function keepAnAdmin(em: Em, login: LoginView): Promise<void> {
   if (login.role !== "admin") return;
