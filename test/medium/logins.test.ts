@@ -17,6 +17,8 @@ afterAll(async () => {
 
 const PASSWORD = "correct horse battery";
 const withSession = (token: string) => ({ headers: { "x-coffer-session": token } });
+/** A failure caught elsewhere, handed to the core-error helpers (which await a failing call). */
+const rejected = (e: unknown) => Promise.reject(e instanceof Error ? e : new Error(String(e)));
 const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
 
 /** A household member with a login of `role`, signed in: returns the session token. */
@@ -48,8 +50,8 @@ describe("first run", () => {
       ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    const refused = results.find((r) => r.status === "rejected")!;
-    await expectCoreError(Promise.reject((refused as PromiseRejectedResult).reason), "EXPIRED");
+    const refused = results.find((r): r is PromiseRejectedResult => r.status === "rejected")!;
+    await expectCoreError(rejected(refused.reason), "EXPIRED");
     const admins = await query<{ n: number }>(em, `select count(*)::int as n from logins where role = 'admin'`);
     expect(admins[0].n).toBe(1);
     expect(await firstRunSetupUrl(em, s.config.publicUrl)).toBeNull();
@@ -109,7 +111,7 @@ describe("sessions in the core's one auth path", () => {
       for (const allowed of [admin, withKey(s.adminKey)]) {
         const outcome = await call(allowed).then(
           () => "ok",
-          async (e: unknown) => (await coreFailure(Promise.reject(e))).reason,
+          async (e: unknown) => (await coreFailure(rejected(e))).reason,
         );
         expect(["ok", "NOT_FOUND", "INVALID_DEVICE_CODE"], name).toContain(outcome);
       }
@@ -138,7 +140,7 @@ describe("sign-in limits across simultaneous attempts", () => {
       ),
     );
     const codes = await Promise.all(
-      results.map(async (r) => (await coreFailure(Promise.reject((r as PromiseRejectedResult).reason))).reason),
+      results.map(async (r) => (await coreFailure(rejected((r as PromiseRejectedResult).reason))).reason),
     );
     expect(codes.filter((c) => c === "INVALID_CREDENTIALS").length).toBeLessThanOrEqual(5);
     expect(codes.filter((c) => c === "RATE_LIMITED").length).toBeGreaterThanOrEqual(7);
