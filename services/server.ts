@@ -14,6 +14,7 @@ import { seriesDetectionTask } from "./series/detection.js";
 import { routes } from "./routes.js";
 import { CursorKeyring, rotateCursorKeyTask } from "./pagination/cursor-keys.js";
 import { purgeWebhookEventsTask } from "./sync/retention.js";
+import { purgeLoginLeftoversTask } from "./auth/login-retention.js";
 import { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from "./sync/runtime.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
 
@@ -84,6 +85,7 @@ export async function buildCoreServer(
     rotateCursorKeyTask(() => orm.em.fork()),
     seriesDetectionTask(() => orm.em.fork()),
     purgeWebhookEventsTask(() => orm.em.fork()),
+    purgeLoginLeftoversTask(() => orm.em.fork()),
   ];
   let running: RunningTasks | null = null;
   // Before listening: a core whose job queue cannot start (e.g. its schema is missing) must not serve.

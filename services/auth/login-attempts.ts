@@ -5,8 +5,6 @@ import { CofferError } from "../errors/coffer-error.js";
 /** Sign-in attempts allowed per account and per address within WINDOW_SECONDS. */
 export const ATTEMPT_LIMIT = 5;
 export const WINDOW_SECONDS = 60;
-/** Older attempts are of no use to the limit; they are deleted as new ones come in. */
-const KEEP_SECONDS = 3600;
 
 /** The key an account is limited under: the email as typed, trimmed and lower-cased (known or not). */
 export const attemptKey = (email: string) => email.trim().toLowerCase().slice(0, 320);
@@ -46,9 +44,6 @@ export async function admitAttempt(em: Em, email: string, ip: string): Promise<s
       `Too many sign-in attempts; try again in ${seconds} second${seconds === 1 ? "" : "s"}`,
       { retryAfterSeconds: seconds },
     );
-  }
-  if (Number(id) % 100 === 0) {
-    await query(em, `delete from login_attempts where attempted_at < now() - make_interval(secs => ?)`, [KEEP_SECONDS]);
   }
   return id;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { purgeLoginLeftovers } from "../../services/auth/login-retention.js";
 import { createLogin, firstRunSetupUrl } from "../../services/auth/logins.js";
 import { query } from "../../services/db/sql.js";
 import { createUser } from "../../services/users/users.js";
@@ -169,5 +170,33 @@ describe("sign-in limits across simultaneous attempts", () => {
     const retry = Number(ConnectError.from(caught).metadata.get("retry-after"));
     expect(retry).toBeGreaterThanOrEqual(1);
     expect(retry).toBeLessThanOrEqual(60);
+  });
+});
+
+describe("retention", () => {
+  it("deletes sessions and setup links a day after they ended, and attempts after an hour", async () => {
+    const live = await signedIn("viewer", "keep@example.com");
+    const ended = await signedIn("viewer", "gone@example.com");
+    await s.core.sessions.logout({}, withSession(ended.token));
+    const em = s.orm.em.fork();
+    await query(em, `update login_sessions set revoked_at = now() - interval '25 hours' where revoked_at is not null`);
+    await query(
+      em,
+      `update login_setup_tokens set consumed_at = now() - interval '25 hours' where consumed_at is not null`,
+    );
+    await query(
+      em,
+      `insert into login_attempts (email, ip, attempted_at) values ('old@example.com', '1.2.3.4', now() - interval '2 hours')`,
+    );
+    const count = async (table: string) =>
+      (await query<{ n: number }>(em, `select count(*)::int as n from ${table}`))[0].n;
+    const before = { sessions: await count("login_sessions"), tokens: await count("login_setup_tokens") };
+    expect(await purgeLoginLeftovers(em)).toBeGreaterThanOrEqual(3);
+    expect(await count("login_sessions")).toBeLessThan(before.sessions);
+    expect(await count("login_setup_tokens")).toBeLessThan(before.tokens);
+    const old = await query(em, `select 1 from login_attempts where email = 'old@example.com'`);
+    expect(old).toHaveLength(0);
+    // The live session is untouched.
+    expect((await s.core.sessions.getSession({}, withSession(live.token))).email).toBe("keep@example.com");
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LightMyRequestResponse } from "fastify";
+import { buildRestApp } from "../../gateways/rest/app.js";
+import { VERSION } from "../../common/version.js";
 import { query } from "../../services/db/sql.js";
 import { expectEnvelope, key } from "../helpers/rest.js";
 import { startStack, type Stack } from "../helpers/stack.js";
@@ -460,5 +462,38 @@ describe("Origin check for cookie requests", () => {
       payload: { email: "a@example.com", password: "whatever password" },
     });
     expectEnvelope(signIn, "ORIGIN_MISMATCH");
+  });
+});
+
+describe("behind https", () => {
+  it("marks the cookie Secure and checks Origin against the https public URL", async () => {
+    const publicUrl = "https://coffer.home.example";
+    const rest = await buildRestApp({
+      core: s.core,
+      version: VERSION,
+      logger: false,
+      guard: { listenHost: "127.0.0.1", publicUrl, allowedHosts: [] },
+    });
+    try {
+      const m = await member("viewer", "secure@example.com");
+      const res = await rest.inject({
+        method: "POST",
+        url: "/api/v1/auth/login",
+        headers: { origin: publicUrl, host: "coffer.home.example" },
+        payload: { email: m.email, password: m.password },
+        remoteAddress: newIp(),
+      });
+      expect(res.statusCode).toBe(200);
+      expect(cookieOf(res)).toMatch(/; Path=\/; HttpOnly; SameSite=Strict; Secure$/);
+      // The plain-http origin of the same host is another origin.
+      const out = await rest.inject({
+        method: "POST",
+        url: "/api/v1/auth/logout",
+        headers: { ...session(tokenOf(res)), origin: "http://coffer.home.example", host: "coffer.home.example" },
+      });
+      expectEnvelope(out, "ORIGIN_MISMATCH");
+    } finally {
+      await rest.close();
+    }
   });
 });

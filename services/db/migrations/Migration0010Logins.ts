@@ -14,8 +14,9 @@ import { Migration } from "@mikro-orm/migrations";
  * - Sessions expire 30 days after they were last seen (sliding); expires_at
  *   is moved forward with last_seen_at.
  * - login_attempts holds recent sign-in attempts, so the limit per account
- *   and per IP holds across core replicas. Rows older than an hour are
- *   deleted as new ones come in.
+ *   and per IP holds across core replicas. The core's hourly task
+ *   (login-retention.ts) deletes attempts older than an hour, and sessions and
+ *   setup tokens a day after they ended.
  */
 export class Migration0010Logins extends Migration {
   override async up(): Promise<void> {
