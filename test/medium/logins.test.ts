@@ -186,7 +186,8 @@ describe("retention", () => {
     );
     await query(
       em,
-      `insert into login_attempts (email, ip, attempted_at) values ('old@example.com', '1.2.3.4', now() - interval '2 hours')`,
+      `insert into login_attempts (email, ip, attempted_at)
+       values ('old@example.com', '1.2.3.4', now() - interval '2 hours')`,
     );
     const count = async (table: string) =>
       (await query<{ n: number }>(em, `select count(*)::int as n from ${table}`))[0].n;
