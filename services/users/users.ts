@@ -75,7 +75,7 @@ export async function deleteUser(em: Em, raw: string): Promise<void> {
     if (isForeignKeyViolation(e)) {
       throw new CofferError(
         "CONFLICT",
-        "This user still owns data (accounts, connections or API keys); remove or reassign it first",
+        "This user still owns data (accounts, connections, API keys or a login); remove or reassign it first",
       );
     }
     throw e;

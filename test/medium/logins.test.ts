@@ -173,6 +173,31 @@ describe("sign-in limits across simultaneous attempts", () => {
   });
 });
 
+describe("household members with a login", () => {
+  it("cannot be deleted until the login is", async () => {
+    const { user } = await signedIn("viewer", "member@example.com");
+    const admin = withKey(s.adminKey);
+    const f = await expectCoreError(s.core.users.deleteUser({ id: user.shortId }, admin), "CONFLICT");
+    expect(f.message).toMatch(/a login/);
+    await s.core.logins.deleteLogin({ userId: user.shortId }, admin);
+    await s.core.users.deleteUser({ id: user.shortId }, admin);
+  });
+
+  it("keep an admin: the last admin login cannot be demoted or deleted", async () => {
+    const admin = withKey(s.adminKey);
+    const rows = await query<{ short_id: string }>(
+      s.orm.em.fork(),
+      `select u.short_id from logins l join users u on u.id = l.user_id where l.role = 'admin'`,
+    );
+    // Demote all admins but one, then the last one is kept.
+    for (const r of rows.slice(1)) await s.core.logins.updateLogin({ userId: r.short_id, role: "editor" }, admin);
+    const last = rows[0].short_id;
+    await expectCoreError(s.core.logins.updateLogin({ userId: last, role: "viewer" }, admin), "CONFLICT");
+    await expectCoreError(s.core.logins.deleteLogin({ userId: last }, admin), "CONFLICT");
+    for (const r of rows.slice(1)) await s.core.logins.updateLogin({ userId: r.short_id, role: "admin" }, admin);
+  });
+});
+
 describe("retention", () => {
   it("deletes sessions and setup links a day after they ended, and attempts after an hour", async () => {
     const live = await signedIn("viewer", "keep@example.com");

@@ -3,7 +3,8 @@ import { Migration } from "@mikro-orm/migrations";
 /**
  * Login accounts for the web console (services/auth/logins.ts, docs/auth.md).
  *
- * - A login belongs to one household member; its email is unique compared
+ * - A login belongs to one household member (who cannot be deleted while it
+ *   exists, like any data they own); its email is unique compared
  *   case-insensitively. The password is scrypt's output (base64) with the login's own
  *   salt and the parameters it was made with (jsonb {N, r, p, keylen}), so the
  *   cost can be raised later without invalidating stored hashes. A login
@@ -23,7 +24,7 @@ export class Migration0010Logins extends Migration {
     this.addSql(`
       create table logins (
         id uuid primary key,
-        user_id uuid not null unique references users (id) on delete cascade,
+        user_id uuid not null unique references users (id) on delete restrict,
         email text not null check (length(email) between 3 and 320 and email = btrim(email)),
         role text not null check (role in ('admin', 'editor', 'viewer')),
         password_hash text null,
