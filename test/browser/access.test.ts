@@ -184,12 +184,18 @@ describe("login accounts", () => {
     await context.close();
   });
 
-  it("is not shown to editors", async () => {
+  it("is for admins: an editor is told who manages access, and the API refuses them too", async () => {
     const editor = await createLogin(stack, "editor");
     const { page, context } = await signedIn(editor);
     await page.goto("/access");
-    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await page.getByText("managed by the household's admins").waitFor();
     expect(await page.getByRole("heading", { name: "Login accounts" }).count()).toBe(0);
+    expect(await page.getByRole("heading", { name: "API keys" }).count()).toBe(0);
+    // The page is not the guard: the device approval an editor might still open is refused by the API, in place.
+    const started = await curl("POST", "/api/v1/auth/device-code", {});
+    await page.goto(`/device?user_code=${started.body.user_code}`);
+    await page.getByRole("button", { name: "Approve" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("FORBIDDEN");
     await context.close();
   });
 });

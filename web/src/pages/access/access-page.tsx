@@ -310,17 +310,27 @@ function LoginAccounts() {
   );
 }
 
-/** /access: API keys (create with the plaintext shown once, list, revoke) and, for admins, login accounts. */
+/** /access, for admins: API keys (create with the plaintext shown once, list, revoke) and login accounts. */
 export default function AccessPage() {
   const session = useSession();
   return (
     <section>
       <h1>Access</h1>
-      <p className="muted">
-        Approving a device or agent that shows you a code? Open <a href="/device">Device approval</a>.
-      </p>
-      <ApiKeys />
-      {session.role === "admin" ? <LoginAccounts /> : null}
+      {session.role === "admin" ? (
+        <>
+          <p className="muted">
+            Approving a device or agent that shows you a code? Open <a href="/device">Device approval</a>.
+          </p>
+          <ApiKeys />
+          <LoginAccounts />
+        </>
+      ) : (
+        // Minting keys, approving devices and managing logins could raise anyone to full access: admins only.
+        <p className="card">
+          {`API keys, device approval and login accounts are managed by the household's admins. `}
+          {`You are signed in as ${session.role}.`}
+        </p>
+      )}
     </section>
   );
 }
