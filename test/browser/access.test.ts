@@ -13,10 +13,11 @@ vi.setConfig({ testTimeout: 90_000 });
 let stack: ConsoleStack;
 let browser: Browser;
 let admin: Login;
+let key: string;
 
 beforeAll(async () => {
   [stack, browser] = await Promise.all([ConsoleStack.start({ plaid: false }), launchBrowser()]);
-  admin = await createLogin(stack, "admin");
+  [admin, key] = await Promise.all([createLogin(stack, "admin"), stack.createKey("full_access", "checker")]);
 }, 120_000);
 
 afterAll(async () => {
@@ -150,7 +151,7 @@ describe("device approval", () => {
 
 describe("login accounts", () => {
   it("an admin gives a household member a login; its setup link lets them choose a password and sign in", async () => {
-    const member = await stack.api(await stack.createKey(), "POST", "/api/v1/users", { name: "Robin" });
+    const member = await stack.api(key, "POST", "/api/v1/users", { name: "Robin" });
     expect(member.status).toBe(201);
     const { page, context } = await signedIn();
     await page.goto("/access");
@@ -176,10 +177,7 @@ describe("login accounts", () => {
     await page.reload();
     await card.getByLabel("Role").selectOption("editor");
     await expect
-      .poll(
-        async () =>
-          (await stack.api(await stack.createKey(), "GET", `/api/v1/users/${member.body.short_id}/login`)).body.role,
-      )
+      .poll(async () => (await stack.api(key, "GET", `/api/v1/users/${member.body.short_id}/login`)).body.role)
       .toBe("editor");
     await context.close();
   });

@@ -93,6 +93,8 @@ describe("connect a bank", () => {
     const link = page.getByRole("dialog", { name: "Plaid Link (test double)" });
 
     await open.click();
+    await link.waitFor();
+    await screenshots(page, "connect-plaid-link");
     await link.getByRole("button", { name: "Exit" }).click();
     await page.getByText("You closed Plaid Link before finishing").waitFor();
 
