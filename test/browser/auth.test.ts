@@ -105,6 +105,11 @@ describe("the session cookie and other origins", () => {
 
     // A page on another origin (the widget server, another port on this host) makes the browser send the POST
     // with the cookie (same site, so SameSite=Strict lets it through); the server refuses it, nothing is made.
+    const refusals = () =>
+      stack.lines.filter(
+        (l) => l.includes('"method":"POST","url":"/api/v1/api-keys"') && l.includes('"statusCode":403'),
+      ).length;
+    const before = refusals();
     await page.goto(stack.widgets.url + "/blank.html");
     await page.evaluate(async (target) => {
       await fetch(`${target}/api/v1/api-keys`, {
@@ -115,6 +120,8 @@ describe("the session cookie and other origins", () => {
         body: JSON.stringify({ name: "cross-site", scope: "full_access" }),
       });
     }, stack.url);
+    // The request did reach the REST gateway, which refused it (its request log says so).
+    await expect.poll(refusals).toBe(before + 1);
     const keys = await stack.api(await stack.createKey("full_access", "lister"), "GET", "/api/v1/api-keys");
     const names = keys.body.api_keys.map((k: { name: string }) => k.name);
     expect(names).toContain(`from ${stack.url}`);
