@@ -69,7 +69,7 @@ describe("review queue", () => {
     const { page, context, errors } = await signedIn();
     await page.goto("/review");
     await expect.poll(() => page.getByRole("heading", { name: "Review queue", level: 1 }).count()).toBe(1);
-    const rows = page.locator("table[aria-label='Transactions to review'] tbody tr");
+    const rows = page.locator("[role=table][aria-label='Transactions to review'] .tx-body [role=row]");
     await expect.poll(() => rows.count()).toBe(3);
     await expect
       .poll(() => page.getByRole("status").filter({ hasText: "transactions" }).first().textContent())
@@ -136,7 +136,7 @@ describe("transactions", () => {
       .toContain(`${starbucks.toLocaleString("en-US")} transactions`);
 
     // Bulk: select two rows and categorize them together.
-    const rows = page.locator("table[aria-label='Transactions'] tbody tr");
+    const rows = page.locator("[role=table][aria-label='Transactions'] .tx-body [role=row]");
     await rows.nth(0).getByRole("checkbox").check();
     await rows.nth(1).getByRole("checkbox").check();
     const ids = await Promise.all([0, 1].map((i) => rows.nth(i).getAttribute("data-id")));

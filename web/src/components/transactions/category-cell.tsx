@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { createContext, useContext, useState } from "react";
 import { api, call } from "../../app/api";
 import type { Transaction } from "../../app/types";
+import { RowEditingContext } from "./row";
 import { CategorySelect } from "../taxonomy";
 import { COUNT_KEY, replaceInLists } from "./query";
 
@@ -25,16 +26,14 @@ export function useSetCategory() {
 }
 
 /**
- * Which row's category is being edited, and where a row's failed change is reported. A context, so
- * the grid's column definitions stay the same while editing (changing them would remount every cell).
+ * How a category cell starts and ends editing and reports a refusal: stable functions in a context, so
+ * the grid's column definitions never change (changing them would remount every cell).
  */
 export interface CategoryEditing {
-  editing: string | null;
   setEditing: (id: string | null) => void;
   reportError: (id: string, error: unknown) => void;
 }
 export const CategoryEditingContext = createContext<CategoryEditing>({
-  editing: null,
   setEditing: () => undefined,
   reportError: () => undefined,
 });
@@ -44,12 +43,13 @@ export const CategoryEditingContext = createContext<CategoryEditing>({
  * at a time, so a grid of thousands of rows stays light). Escape cancels; a refusal is reported to the grid.
  */
 export function CategoryCell({ t }: { t: Transaction }) {
-  const { editing, setEditing, reportError } = useContext(CategoryEditingContext);
+  const { setEditing, reportError } = useContext(CategoryEditingContext);
+  const editing = useContext(RowEditingContext);
   const setCategory = useSetCategory();
   const current = t.category_slug ?? "uncategorized";
   const shown = t.category_display_name ?? (t.category_slug ? t.category_slug : "Uncategorized");
   const onDone = () => setEditing(null);
-  if (editing !== t.id) {
+  if (!editing) {
     return (
       <button
         type="button"

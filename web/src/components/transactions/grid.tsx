@@ -14,10 +14,15 @@ import type { Transaction } from "../../app/types";
 import { CategorySelect } from "../taxonomy";
 import { CategoryCell, CategoryEditingContext, type CategoryEditing } from "./category-cell";
 import { TransactionPanel } from "./panel";
+import { GridRow } from "./row";
+import { useRowWindow } from "./window";
 import { COUNT_KEY, LIST_KEY, useTransactionCount, useTransactionPages, type Filters } from "./query";
 
 const features = tableFeatures({ rowSelectionFeature });
 const col = createColumnHelper<typeof features, Transaction>();
+
+/** The height of a grid row in px: rows are one line (styles.css, .tx-body .tx-row). */
+const ROW_HEIGHT = 35;
 
 /** Batch categorize takes at most 500 ids a call. */
 const BATCH = 500;
@@ -174,8 +179,8 @@ export function TransactionGrid({ filters, review, caption }: GridProps) {
   }, [isFetchingNextPage, rows.length, maybeFetch]);
 
   // Keyboard: arrows move between rows; in the review queue "a" accepts and "c" categorizes the focused row.
-  const onKeyDown = (e: KeyboardEvent<HTMLTableSectionElement>) => {
-    const tr = (e.target as HTMLElement).closest<HTMLTableRowElement>("tr[data-id]");
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const tr = (e.target as HTMLElement).closest<HTMLElement>("[data-id]");
     if (!tr || e.altKey || e.ctrlKey || e.metaKey) return;
     const target = e.target as HTMLElement;
     const typing = target.tagName === "INPUT" && (target as HTMLInputElement).type !== "checkbox";
@@ -223,17 +228,20 @@ export function TransactionGrid({ filters, review, caption }: GridProps) {
 
   const editingContext = useMemo<CategoryEditing>(
     () => ({
-      editing,
       setEditing: (id) => {
         if (id) setRowError(null);
         setEditing(id);
       },
       reportError: (id, error) => setRowError({ id, error }),
     }),
-    [editing],
+    [],
   );
 
   const loaded = rows.length;
+  // Only the rows near the viewport are drawn (see window.ts); rows are one line of ROW_HEIGHT px.
+  const body = useRef<HTMLDivElement>(null);
+  const { start, end } = useRowWindow(body, loaded, ROW_HEIGHT);
+  const modelRows = table.getRowModel().rows;
   return (
     <CategoryEditingContext.Provider value={editingContext}>
       <div className="spread grid-status">
@@ -284,40 +292,45 @@ export function TransactionGrid({ filters, review, caption }: GridProps) {
       <ErrorMessage error={bulk.error} />
 
       <ErrorMessage error={pages.error} />
+      {/* ARIA table of CSS grid rows: block layout appends rows without re-measuring the ones above. */}
       <div className="table-wrap">
-        <table className="tx-grid" aria-label={caption}>
-          <thead>
+        <div
+          role="table"
+          className={review ? "tx-grid with-review" : "tx-grid"}
+          aria-label={caption}
+          aria-rowcount={count.data ? count.data.count + 1 : -1}
+          data-loaded={loaded}
+        >
+          <div role="rowgroup" className="tx-head">
             {table.getHeaderGroups().map((hg) => (
-              <tr key={hg.id}>
+              <div role="row" key={hg.id} className="tx-row">
                 {hg.headers.map((h) => (
-                  <th key={h.id} scope="col" className={h.column.id === "amount" ? "num" : undefined}>
+                  <div
+                    role="columnheader"
+                    key={h.id}
+                    className={`tx-${h.column.id}${h.column.id === "amount" ? " num" : ""}`}
+                  >
                     <table.FlexRender header={h} />
-                  </th>
+                  </div>
                 ))}
-              </tr>
+              </div>
             ))}
-          </thead>
-          <tbody onKeyDown={onKeyDown}>
-            {table.getRowModel().rows.map((row) => (
-              <tr
+          </div>
+          <div role="rowgroup" className="tx-body" onKeyDown={onKeyDown} ref={body}>
+            <div style={{ height: start * ROW_HEIGHT }} aria-hidden="true" />
+            {modelRows.slice(start, end).map((row, i) => (
+              <GridRow
                 key={row.id}
-                data-id={row.id}
-                tabIndex={0}
-                aria-selected={row.getIsSelected()}
-                className={row.getIsSelected() ? "selected-row" : undefined}
-              >
-                {row.getAllCells().map((cell) => (
-                  <td key={cell.id} className={cell.column.id === "amount" ? "num" : undefined}>
-                    <table.FlexRender cell={cell} />
-                    {cell.column.id === "category_slug" && rowError?.id === row.id ? (
-                      <ErrorMessage error={rowError.error} />
-                    ) : null}
-                  </td>
-                ))}
-              </tr>
+                index={start + i + 2}
+                row={row}
+                selected={row.getIsSelected()}
+                editing={editing === row.id}
+                error={rowError?.id === row.id ? rowError.error : null}
+              />
             ))}
-          </tbody>
-        </table>
+            <div style={{ height: Math.max(0, loaded - end) * ROW_HEIGHT }} aria-hidden="true" />
+          </div>
+        </div>
       </div>
       {pages.isPending ? <Loading what="transactions" /> : null}
       {pages.data && loaded === 0 ? <p className="muted">No transactions match.</p> : null}
