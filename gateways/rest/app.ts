@@ -1,6 +1,6 @@
 import { ConnectError } from "@connectrpc/connect";
 import type { ErrorObject } from "ajv";
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, RouteOptions } from "fastify";
 import { readEnv } from "../../common/env.js";
 import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
@@ -8,6 +8,7 @@ import { envelope, mapAndLog } from "../shared/error-map.js";
 import { PROBE_URLS, registerHealth } from "../shared/health.js";
 import type { HostGuardConfig } from "../shared/host-guard.js";
 import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
+import { registerOpenApi, type DocConfig } from "./openapi.js";
 import { allRoutes } from "./routes/index.js";
 import { NO_CONTENT, type HttpMethod, type JsonSchema, type RestRoute } from "./route.js";
 import { readCookie } from "./session-cookie.js";
@@ -24,6 +25,8 @@ export interface RestAppOptions {
   routes?: RestRoute[];
   /** The DNS-rebinding guard's settings (from the environment when run as a process). */
   guard?: HostGuardConfig;
+  /** Sees every route as it is registered (the test that the OpenAPI document lists them all). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Methods a browser may send across sites without asking: they must not change anything. */
@@ -105,6 +108,10 @@ export async function buildRestApp(opts: RestAppOptions) {
     send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0]}`)),
   );
 
+  if (opts.onRoute) app.addHook("onRoute", opts.onRoute);
+  // Before any route: the document is made from the routes as they are added.
+  await registerOpenApi(app, opts.version);
+
   // Probes: no key, no /api/v1 prefix.
   registerHealth(app, opts.core, opts.version);
   app.get("/device", async (req, reply) => {
@@ -131,6 +138,7 @@ export async function buildRestApp(opts: RestAppOptions) {
       url: route.url,
       schema: route.schema,
       bodyLimit: route.bodyLimit,
+      config: { doc: route.doc, status: route.status, rawBody: route.rawBody } satisfies DocConfig,
       // Only a body left out is {}: a JSON null is a body, and not an object (400 INVALID_BODY).
       preValidation: route.bodyOptional
         ? async (req) => {
@@ -174,6 +182,7 @@ export async function buildRestApp(opts: RestAppOptions) {
     app.route({
       method: missing,
       url,
+      config: { methodFallback: true } satisfies DocConfig,
       handler: async (req, reply) => {
         reply.header("allow", [...methods].join(", "));
         return send(
