@@ -552,3 +552,44 @@ describe("the OpenAPI document", () => {
     conforms(reset, "/api/v1/users/{id}/login/reset-password", "post");
   });
 });
+
+describe("logs", () => {
+  it("hold no setup token, password or session token", async () => {
+    const lines: string[] = [];
+    const rest = await buildRestApp({
+      core: s.core,
+      version: VERSION,
+      logLevel: "info",
+      logStream: { write: (l: string) => void lines.push(l) },
+    });
+    try {
+      const userId = await newMember("Logged");
+      const created = await s.rest.inject({
+        method: "POST",
+        url: `/api/v1/users/${userId}/login`,
+        headers: key(s.adminKey),
+        payload: { email: "logged@example.com", role: "viewer" },
+      });
+      const token = tokenOfUrl(created.json().setup_url);
+      await rest.inject({ method: "GET", url: `/api/v1/auth/setup?token=${token}` });
+      const setup = await rest.inject({
+        method: "POST",
+        url: "/api/v1/auth/setup",
+        payload: { token, password: "a password to hide" },
+      });
+      const sessionToken = tokenOf(setup);
+      await rest.inject({ method: "GET", url: "/api/v1/auth/session", headers: session(sessionToken) });
+      await rest.inject({
+        method: "POST",
+        url: "/api/v1/auth/login",
+        payload: { email: "logged@example.com", password: "a password to hide" },
+        remoteAddress: newIp(),
+      });
+      const text = lines.join("\n");
+      expect(text).toContain("/api/v1/auth/setup?token=[redacted]");
+      for (const secret of [token, "a password to hide", sessionToken]) expect(text).not.toContain(secret);
+    } finally {
+      await rest.close();
+    }
+  });
+});
