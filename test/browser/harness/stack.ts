@@ -8,6 +8,15 @@ import { FakeTeller } from "../../fakes/teller/server.js";
 import { ensureConsoleBuilt } from "./build.js";
 import { WidgetServer } from "./widgets.js";
 
+/** SIGKILL to a process that may be gone already. */
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // it exited
+  }
+}
+
 export const TELLER_APPLICATION_ID = "app_browsertest0001";
 
 export interface ConsoleStackOptions {
@@ -103,12 +112,11 @@ export class ConsoleStack {
       ...options.env,
     });
     await built;
-    // Its own process group, so that stopping it can never leave a child behind.
+    // In our process group: a Ctrl-C in the terminal reaches the supervisor too, which stops its children.
     const child = spawn(process.execPath, [COFFER_BIN, "start"], {
       env: this.env,
       cwd: REPO_ROOT,
       stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
     });
     this.child = child;
     this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
@@ -171,10 +179,14 @@ export class ConsoleStack {
   async stop(): Promise<void> {
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
-      // SIGTERM lets the supervisor stop its children; after 20 s the whole group is killed.
+      // SIGTERM lets the supervisor stop its children; after 20 s it and the children it named are killed.
       child.kill("SIGTERM");
       const timer = setTimeout(() => {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
+        for (const line of this.lines) {
+          const pid = /^coffer \w+ started \(pid (\d+)\)/.exec(line)?.[1];
+          if (pid) killQuietly(Number(pid));
+        }
+        child.kill("SIGKILL");
       }, 20_000);
       await this.exited;
       clearTimeout(timer);
