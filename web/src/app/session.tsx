@@ -78,7 +78,7 @@ export function SessionGate({ children }: { children: ReactNode }) {
 
 /** Ends the session and goes to the sign-in page. */
 export async function signOut(queryClient: ReturnType<typeof useQueryClient>): Promise<void> {
-  await call<unknown>(api.POST("/api/v1/auth/logout", {}));
+  await call<unknown>(api.POST("/api/v1/auth/logout", { body: {} }));
   queryClient.clear();
   navigate("/login", { replace: true });
 }

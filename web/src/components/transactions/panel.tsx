@@ -89,6 +89,14 @@ export function TransactionPanel({ id, onClose }: { id: string; onClose: () => v
   });
 
   useEffect(() => heading.current?.focus(), [id]);
+  // Escape closes the panel wherever focus is (a button that was disabled while saving drops focus to the page).
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (e.key === "Escape") onClose();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [onClose]);
 
   const onTag = (e: FormEvent) => {
     e.preventDefault();
@@ -106,9 +114,8 @@ export function TransactionPanel({ id, onClose }: { id: string; onClose: () => v
       aria-modal="false"
       aria-labelledby="panel-title"
       onKeyDown={(e) => {
-        if (e.key === "Escape") onClose();
-        // The grid's one-key shortcuts do not apply inside the panel.
-        e.stopPropagation();
+        // The grid's one-key shortcuts do not apply inside the panel (Escape still reaches the window).
+        if (e.key !== "Escape") e.stopPropagation();
       }}
     >
       <div className="spread">

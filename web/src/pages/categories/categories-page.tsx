@@ -22,13 +22,19 @@ function useUsage(query: { category_slug?: string; tags?: string }, enabled: boo
   });
 }
 
+/**
+ * Refreshes what a taxonomy change touches. `gone` is the usage count of a category or tag that no
+ * longer exists: it is dropped, not asked again (an unknown category is a 400).
+ */
 function useInvalidateTaxonomy() {
   const qc = useQueryClient();
-  return () => {
+  return (gone?: { category_slug?: string; tags?: string }) => {
+    if (gone) qc.removeQueries({ queryKey: [COUNT_KEY, gone], exact: true });
+    const isGone = (key: readonly unknown[]) => gone !== undefined && JSON.stringify(key[1]) === JSON.stringify(gone);
     void qc.invalidateQueries({ queryKey: CATEGORIES_KEY });
     void qc.invalidateQueries({ queryKey: TAGS_KEY });
     void qc.invalidateQueries({ queryKey: [LIST_KEY] });
-    void qc.invalidateQueries({ queryKey: [COUNT_KEY] });
+    void qc.invalidateQueries({ queryKey: [COUNT_KEY], predicate: (q) => !isGone(q.queryKey) });
     void qc.invalidateQueries({ queryKey: ["rules"] });
   };
 }
@@ -47,6 +53,10 @@ function CategoryRow({ c }: { c: FlatCategory }) {
     setMode("view");
     invalidate();
   };
+  const gone = () => {
+    setMode("view");
+    invalidate({ category_slug: c.slug });
+  };
   const rename = useMutation({
     mutationFn: () =>
       call<Category>(
@@ -62,14 +72,14 @@ function CategoryRow({ c }: { c: FlatCategory }) {
       call<{ transactions_moved: number }>(
         api.POST("/api/v1/categories/{id}/merge", { params: { path: { id: c.slug } }, body: { into } }),
       ),
-    onSuccess: done,
+    onSuccess: gone,
   });
   const remove = useMutation({
     mutationFn: () =>
       call<{ transactions_uncategorized: number }>(
         api.DELETE("/api/v1/categories/{id}", { params: { path: { id: c.slug } } }),
       ),
-    onSuccess: done,
+    onSuccess: gone,
   });
   const error = rename.error ?? merge.error ?? remove.error;
   const label = c.display_name;
@@ -264,7 +274,10 @@ function TagRow({ t }: { t: Tag }) {
   });
   const remove = useMutation({
     mutationFn: () => call<unknown>(api.DELETE("/api/v1/tags/{id}", { params: { path: { id: t.slug } } })),
-    onSuccess: done,
+    onSuccess: () => {
+      setMode("view");
+      invalidate({ tags: t.slug });
+    },
   });
   return (
     <li>
