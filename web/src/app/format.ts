@@ -16,6 +16,15 @@ export function money(amount: number, currency: string): string {
   return f.format(amount);
 }
 
+/** An axis label: the amount rounded and shortened ("$7.5K"); display only. */
+export function moneyCompact(amount: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat(undefined, { style: "currency", currency, notation: "compact" }).format(amount);
+  } catch {
+    return new Intl.NumberFormat(undefined, { notation: "compact" }).format(amount);
+  }
+}
+
 /** A timestamp in the person's locale, or a dash. */
 export function when(ts: string | null | undefined): string {
   if (!ts) return "—";

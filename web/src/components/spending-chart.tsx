@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { money } from "../app/format";
+import { money, moneyCompact } from "../app/format";
 
 /**
  * Bars of money out per category in one currency (uPlot; this module is loaded lazily so the
@@ -15,9 +15,14 @@ export default function SpendingChart({
   bars: { label: string; value: number }[];
 }) {
   const host = useRef<HTMLDivElement>(null);
+  // The biggest categories are drawn (fewer on a narrow screen, so their names stay legible); the table has all.
+  const narrow = typeof window !== "undefined" && window.innerWidth < 600;
+  const limit = narrow ? 6 : 12;
+  const all = bars;
   useEffect(() => {
     const el = host.current;
     if (!el) return;
+    const bars = all.slice(0, limit);
     const xs = bars.map((_, i) => i);
     const ys = bars.map((b) => b.value);
     const style = getComputedStyle(document.documentElement);
@@ -36,14 +41,14 @@ export default function SpendingChart({
           grid: { show: false },
           splits: () => xs,
           values: (_u, splits) => splits.map((s) => (Number.isInteger(s) ? (bars[s]?.label ?? "") : "")),
-          rotate: bars.length > 6 ? -45 : 0,
-          size: bars.length > 6 ? 110 : 40,
+          rotate: narrow || bars.length > 6 ? -45 : 0,
+          size: narrow || bars.length > 6 ? 110 : 40,
         },
         {
           stroke: fg,
           grid: { stroke: line },
-          size: 70,
-          values: (_u, splits) => splits.map((s) => money(s, currency)),
+          size: 60,
+          values: (_u, splits) => splits.map((s) => moneyCompact(s, currency)),
         },
       ],
       series: [
@@ -66,10 +71,15 @@ export default function SpendingChart({
       resize.disconnect();
       chart.destroy();
     };
-  }, [bars, currency]);
+  }, [all, limit, currency]);
   return (
     <figure className="chart-figure">
       <div ref={host} className="chart" role="img" aria-label={`Spending by category in ${currency}`} />
+      {all.length > limit ? (
+        <figcaption className="muted">
+          The {limit} biggest of {all.length} categories; the figures below list them all.
+        </figcaption>
+      ) : null}
       {/* The same figures as a table, for screen readers and for reading exact amounts. */}
       <details>
         <summary>Figures ({currency})</summary>

@@ -79,8 +79,8 @@ function ReviewCount() {
       <ErrorMessage error={q.error} />
       {q.data ? (
         <p>
-          <span className="big-number">{q.data.count.toLocaleString()}</span> transactions need review.{" "}
-          <Link to="/review">Review them</Link>
+          <span className="big-number">{q.data.count.toLocaleString()}</span>{" "}
+          {q.data.count === 1 ? "transaction needs" : "transactions need"} review. <Link to="/review">Review them</Link>
         </p>
       ) : q.isPending ? (
         <Loading />
