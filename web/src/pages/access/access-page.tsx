@@ -178,7 +178,9 @@ function MemberLogin({ user, login }: { user: User; login: LoginAccount | null |
   const id = user.short_id;
   const refresh = () => queryClient.invalidateQueries({ queryKey: ["login", id] });
   const act = useMutation({
-    mutationFn: async (what: { kind: "create" } | { kind: "role"; role: string } | { kind: "reset" | "delete" }) => {
+    mutationFn: async (
+      what: { kind: "create" } | { kind: "role"; role: LoginAccount["role"] } | { kind: "reset" | "delete" },
+    ) => {
       const path = { params: { path: { id } } };
       if (what.kind === "create") {
         const r = await call<{ setup_url: string }>(
@@ -241,7 +243,7 @@ function MemberLogin({ user, login }: { user: User; login: LoginAccount | null |
               <select
                 value={login.role}
                 disabled={act.isPending || self}
-                onChange={(e) => act.mutate({ kind: "role", role: e.target.value })}
+                onChange={(e) => act.mutate({ kind: "role", role: e.target.value as LoginAccount["role"] })}
               >
                 {ROLES.map((r) => (
                   <option key={r}>{r}</option>
