@@ -20,7 +20,7 @@ import { waitFor } from "../helpers/wait.js";
 // local fakes (served from this test process, so it can steer them). Everything else goes through
 // the REST API: providers, link sessions, connections, the queued syncs, webhooks and failures.
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 let pki: TestPki;
 let plaid: FakePlaid;
@@ -211,7 +211,7 @@ describe("Plaid through the registry", () => {
     expect(await connection(id)).toMatchObject({ status: "active", last_synced_at: expect.any(String) });
   });
 
-  it("a signed SYNC_UPDATES_AVAILABLE queues a sync: posted rows keep the person's category, tags, comments", async () => {
+  it("a signed SYNC_UPDATES_AVAILABLE syncs: the posted row keeps the category, tags and comments", async () => {
     const stored = await transactionsOf(id);
     const pending = [...stored.values()].find((t) => t.pending)!;
     expect(
@@ -274,7 +274,7 @@ describe("Plaid through the registry", () => {
     expect((await call("GET", `/api/v1/sync/logs?connection_id=${id}`)).body.sync_logs).toHaveLength(2);
   });
 
-  it("a 5xx mid-sync: status error with a sync log, the committed pages kept; the next sync ends exactly right", async () => {
+  it("a 5xx mid-sync: error status and sync log, committed pages kept; the next sync ends exactly right", async () => {
     const before = await transactionsOf(id);
     for (let i = 0; i < 25; i++) plaid.add(item, { name: `NEW ROW ${i}`, amount: 10 + i });
     plaid.faults.add("/transactions/sync", { kind: "status", status: 500 }, 1, 1);
