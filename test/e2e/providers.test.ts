@@ -185,6 +185,39 @@ describe("providers configured from the environment", () => {
   });
 });
 
+describe("bad input and upstream faults when connecting", () => {
+  const connections = async () => ((await call("GET", "/api/v1/connections")).body as Json[]).length;
+
+  it("names the bad field in the envelope, answers an upstream failure 502 (never 500), stores nothing", async () => {
+    const before = await connections();
+    const post = (provider: string, credentials: unknown) =>
+      call("POST", "/api/v1/connections", { provider, user_id: userId, credentials });
+    const expectError = (r: { status: number; body: Json }, status: number, code: string, message?: RegExp) => {
+      expect({ status: r.status, code: r.body.error?.code }).toEqual({ status, code });
+      if (message) expect(r.body.error.message).toMatch(message);
+    };
+    expectError(await post("mint", {}), 404, "NOT_FOUND", /mint/);
+    expectError(await post("plaid", {}), 400, "VALIDATION_ERROR", /public_token/);
+    expectError(await post("plaid", { public_token: 5 }), 400, "VALIDATION_ERROR", /public_token/);
+    expectError(await post("plaid", { public_token: "public-sandbox-unknown" }), 400, "VALIDATION_ERROR");
+    expectError(
+      await post("teller", { access_token: "test_token_nobody", enrollment_id: "enr_x" }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expectError(await post("simplefin", { setup_token: "not a token" }), 400, "VALIDATION_ERROR", /setup_token/);
+
+    const { publicToken } = plaid.createPublicToken();
+    plaid.faults.add("/item/public_token/exchange", { kind: "status", status: 503 });
+    expectError(await post("plaid", { public_token: publicToken }), 502, "PROVIDER_ERROR", /plaid/);
+    plaid.faults.add("/link/token/create", { kind: "malformed" });
+    expectError(await call("POST", "/api/v1/providers/plaid/link-session", { user_id: userId }), 502, "PROVIDER_ERROR");
+    simplefin.faults.add("/simplefin/claim", { kind: "status", status: 500 });
+    expectError(await post("simplefin", { setup_token: simplefin.createSetupToken() }), 502, "PROVIDER_ERROR");
+    expect(await connections()).toBe(before);
+  });
+});
+
 describe("Plaid through the registry", () => {
   let item: FakeItem;
   let id: string;
