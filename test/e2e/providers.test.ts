@@ -494,6 +494,23 @@ describe("SimpleFIN through the registry", () => {
     expect(after.get(posted.id)).toMatchObject({ amount: 12, pending: false });
     expect(await connection(id)).toMatchObject({ status: "active", error_code: null, error_message: null });
   });
+
+  it("a revoked access URL → pending_reauth; reauth with a new setup token makes it active and syncs", async () => {
+    simplefin.revokeAll();
+    expect(await syncNow(id)).toMatchObject({ status: "error", error_code: "ITEM_LOGIN_REQUIRED" });
+    expect(await connection(id)).toMatchObject({ status: "pending_reauth", error_code: "ITEM_LOGIN_REQUIRED" });
+    // SimpleFIN has no link session: without new credentials, reauth says what it needs.
+    const bare = await call("POST", `/api/v1/connections/${id}/reauth`, {});
+    expect({ status: bare.status, code: bare.body.error?.code }).toEqual({ status: 400, code: "VALIDATION_ERROR" });
+    const syncs = (await finishedSyncs(id)).length;
+    const r = await call("POST", `/api/v1/connections/${id}/reauth`, {
+      credentials: { setup_token: simplefin.createSetupToken() },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.connection).toMatchObject({ status: "active", error_code: null, error_message: null });
+    expect(await nthSync(id, syncs + 1)).toMatchObject({ trigger: "reauth", status: "success" });
+    expect(await connection(id)).toMatchObject({ status: "active", error_code: null });
+  });
 });
 
 describe("the processes' logs", () => {
