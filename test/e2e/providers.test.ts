@@ -424,11 +424,21 @@ describe("Teller through the registry (mTLS with the client certificate)", () =>
     expect(await connection(id)).toMatchObject({ status: "active", error_code: null });
   });
 
-  it("a disconnected enrollment → pending_reauth; repaired, the same token syncs again", async () => {
+  it("a disconnected enrollment → pending_reauth; reauth with the repaired enrollment → active again", async () => {
     teller.disconnect(enrollment);
     expect(await syncNow(id)).toMatchObject({ status: "error", error_code: "ITEM_LOGIN_REQUIRED" });
     expect(await connection(id)).toMatchObject({ status: "pending_reauth" });
+    // Without a body there is no link session to give: Teller's repair happens in Teller Connect.
+    const bare = await call("POST", `/api/v1/connections/${id}/reauth`);
+    expect({ status: bare.status, code: bare.body.error?.code }).toEqual({ status: 400, code: "VALIDATION_ERROR" });
     teller.repair(enrollment);
+    const syncs = (await finishedSyncs(id)).length;
+    const r = await call("POST", `/api/v1/connections/${id}/reauth`, {
+      credentials: { access_token: enrollment.token, enrollment_id: enrollment.id },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.connection).toMatchObject({ status: "active", error_code: null });
+    expect(await nthSync(id, syncs + 1)).toMatchObject({ trigger: "reauth", status: "success" });
     expect(await syncNow(id)).toMatchObject({ status: "success" });
     expect(await connection(id)).toMatchObject({ status: "active", error_code: null });
   });
