@@ -95,6 +95,8 @@ function startFakePlaid(transactions: number): Promise<FakePlaidProcess> {
     ["--import", "tsx", main, "--transactions", String(transactions), "--items", "0"],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
+  // Never outlive the benchmark, even when it fails half way.
+  process.once("exit", () => child.kill("SIGTERM"));
   return new Promise((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the Plaid fake exited (${code})`)));
     createInterface({ input: child.stdout }).once("line", (line) => {
