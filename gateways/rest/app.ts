@@ -1,14 +1,17 @@
 import { ConnectError } from "@connectrpc/connect";
 import type { ErrorObject } from "ajv";
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, RouteOptions } from "fastify";
+import { readEnv } from "../../common/env.js";
 import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { envelope, mapAndLog } from "../shared/error-map.js";
 import { PROBE_URLS, registerHealth } from "../shared/health.js";
 import type { HostGuardConfig } from "../shared/host-guard.js";
 import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
+import { registerOpenApi, type DocConfig } from "./openapi.js";
 import { allRoutes } from "./routes/index.js";
 import { NO_CONTENT, type HttpMethod, type JsonSchema, type RestRoute } from "./route.js";
+import { readCookie } from "./session-cookie.js";
 import { validatorFor } from "./validators.js";
 
 export interface RestAppOptions {
@@ -22,7 +25,14 @@ export interface RestAppOptions {
   routes?: RestRoute[];
   /** The DNS-rebinding guard's settings (from the environment when run as a process). */
   guard?: HostGuardConfig;
+  /** Sees every route as it is registered (the test that the OpenAPI document lists them all). */
+  onRoute?: (route: RouteOptions) => void;
 }
+
+/** Methods a browser may send across sites without asking: they must not change anything. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+/** Sign-in and setup: they carry no cookie yet, but a browser's request to them must still come from the console. */
+const SIGN_IN_URLS = new Set(["/api/v1/auth/login", "/api/v1/auth/setup"]);
 
 const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
@@ -57,6 +67,28 @@ export async function buildRestApp(opts: RestAppOptions) {
   });
   app.setValidatorCompiler(({ schema, httpPart }) => validatorFor(schema as JsonSchema, httpPart));
 
+  // The console's session is an ambient credential (a cookie), so a change made with it must come from
+  // the console's own pages: Origin equal to COFFER_PUBLIC_URL's. SameSite=Strict already keeps other
+  // sites' requests from carrying it; this holds even where that is not enough (an old browser, a sibling
+  // site). A request with an API key is a program's, which no other site can make a browser send.
+  const publicUrl = opts.guard?.publicUrl ?? readEnv({}).publicUrl;
+  const publicOrigin = new URL(publicUrl).origin;
+  app.addHook("onRequest", async (req, reply) => {
+    if (SAFE_METHODS.has(req.method) || req.headers["x-api-key"] !== undefined) return;
+    const withCookie = readCookie(req.headers.cookie) !== undefined;
+    const signIn = SIGN_IN_URLS.has(req.url.split("?")[0]) && req.headers.origin !== undefined;
+    if ((withCookie || signIn) && req.headers.origin !== publicOrigin) {
+      const origin =
+        req.headers.origin === undefined
+          ? "no Origin"
+          : `the origin ${JSON.stringify(req.headers.origin.slice(0, 100))}`;
+      return send(
+        reply,
+        envelope("ORIGIN_MISMATCH", `A console request must come from ${publicOrigin}; this one has ${origin}`),
+      );
+    }
+  });
+
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof ConnectError) return send(reply, mapAndLog(err, req.log));
     if (err.validation) {
@@ -75,6 +107,10 @@ export async function buildRestApp(opts: RestAppOptions) {
   app.setNotFoundHandler((req, reply) =>
     send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0]}`)),
   );
+
+  if (opts.onRoute) app.addHook("onRoute", opts.onRoute);
+  // Before any route: the document is made from the routes as they are added.
+  await registerOpenApi(app, opts.version);
 
   // Probes: no key, no /api/v1 prefix.
   registerHealth(app, opts.core, opts.version);
@@ -102,6 +138,7 @@ export async function buildRestApp(opts: RestAppOptions) {
       url: route.url,
       schema: route.schema,
       bodyLimit: route.bodyLimit,
+      config: { doc: route.doc, status: route.status, rawBody: route.rawBody } satisfies DocConfig,
       // Only a body left out is {}: a JSON null is a body, and not an object (400 INVALID_BODY).
       preValidation: route.bodyOptional
         ? async (req) => {
@@ -109,11 +146,15 @@ export async function buildRestApp(opts: RestAppOptions) {
           }
         : undefined,
       handler: async (req, reply) => {
-        const apiKey = req.headers["x-api-key"];
+        const apiKey = typeof req.headers["x-api-key"] === "string" ? req.headers["x-api-key"] : undefined;
+        // A key wins: the cookie is not even passed on when a program sends one.
+        const session = apiKey === undefined ? readCookie(req.headers.cookie) : undefined;
         const result = await route.handler({
           req,
+          reply,
+          publicUrl,
           core: opts.core,
-          opts: callOptions(typeof apiKey === "string" ? apiKey : undefined, req.id, route.timeoutMs),
+          opts: callOptions(apiKey, req.id, route.timeoutMs, { session, clientIp: req.ip }),
           params: req.params,
           query: req.query ?? {},
           body: req.body ?? (route.rawBody ? Buffer.alloc(0) : {}),
@@ -141,6 +182,7 @@ export async function buildRestApp(opts: RestAppOptions) {
     app.route({
       method: missing,
       url,
+      config: { methodFallback: true } satisfies DocConfig,
       handler: async (req, reply) => {
         reply.header("allow", [...methods].join(", "));
         return send(

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { CallOptions, CoreClients } from "../shared/core-client.js";
 
@@ -13,8 +13,12 @@ export type JsonSchema = z.core.JSONSchema.JSONSchema;
 /** What a handler gets: the request, the core, and the path parameters, query and body. */
 export interface RouteContext<P = Record<string, string>, Q = unknown, B = unknown> {
   req: FastifyRequest;
+  /** For the few routes that set a header (the session cookie); the status and body come from the return value. */
+  reply: FastifyReply;
+  /** COFFER_PUBLIC_URL: where people reach this gateway (the cookie is Secure when it is https). */
+  publicUrl: string;
   core: CoreClients;
-  /** Call options carrying the caller's X-API-Key and the request id to the core. */
+  /** Call options carrying the caller's X-API-Key (or console session) and the request id to the core. */
   opts: CallOptions;
   params: P;
   query: Q;
@@ -36,7 +40,25 @@ export interface RestRoute {
   bodyLimit?: number;
   /** The body is handed over as the exact bytes received (a Buffer), whatever its content type. */
   rawBody?: boolean;
+  /** What the OpenAPI document says of this route (openapi.ts); nothing here changes how it answers. */
+  doc?: RouteDoc;
   handler: (ctx: RouteContext) => Promise<unknown>;
+}
+
+/**
+ * The OpenAPI side of a route: its request parts again as JSON Schema 2020-12
+ * (the dialect of OpenAPI 3.1; ajv gets draft-7), its success body, and
+ * whether it takes no credentials.
+ */
+export interface RouteDoc {
+  querystring?: JsonSchema;
+  body?: JsonSchema;
+  /** The success body's schema; undefined for a route that answers 204. */
+  response?: JsonSchema;
+  /** Answered without X-API-Key or a session (the core's method is public). */
+  public?: boolean;
+  /** One line for the document. */
+  summary?: string;
 }
 
 /** The path parameters a URL names: "/t/:id/comments/:cid" → { id: string; cid: string }. */
@@ -71,6 +93,11 @@ export interface RouteDef<U extends string, Q extends z.ZodRawShape, B extends B
   timeoutMs?: number;
   /** The largest body this route takes, in bytes, when it is not the gateway's default (1 MiB). */
   bodyLimit?: number;
+  /** The success body (the JSON the handler returns), for the OpenAPI document. Without it: any object. */
+  response?: z.ZodType;
+  /** The route needs no credentials (the core's method is public): the document lists no security for it. */
+  public?: boolean;
+  summary?: string;
   handler: (ctx: RouteContext<ParamsOf<U>, ValuesOf<Q>, BodyOf<B>>) => Promise<unknown>;
 }
 
@@ -83,10 +110,18 @@ export function defineRawRoute<U extends string>(def: {
   method: HttpMethod;
   url: U;
   bodyLimit?: number;
+  response?: z.ZodType;
+  public?: boolean;
+  summary?: string;
   handler: (ctx: RouteContext<ParamsOf<U>, unknown, Buffer>) => Promise<unknown>;
 }): RestRoute {
-  const { handler, ...row } = def;
-  return { ...row, rawBody: true, handler: (ctx) => handler(ctx as RouteContext<ParamsOf<U>, unknown, Buffer>) };
+  const { handler, response, public: isPublic, summary, ...row } = def;
+  return {
+    ...row,
+    rawBody: true,
+    doc: { response: responseDocOf(response), public: isPublic, summary },
+    handler: (ctx) => handler(ctx as RouteContext<ParamsOf<U>, unknown, Buffer>),
+  };
 }
 
 /**
@@ -99,13 +134,18 @@ export function defineRawRoute<U extends string>(def: {
 export function defineRoute<U extends string, Q extends z.ZodRawShape = NoShape, B extends BodySpec = NoShape>(
   def: RouteDef<U, Q, B>,
 ): RestRoute {
-  const { query, body, handler, ...row } = def;
+  const { query, body, handler, response, public: isPublic, summary, ...row } = def;
   const schema: RestRoute["schema"] = {};
   if (query) schema.querystring = querystringOf(query);
   if (body) schema.body = bodySchemaOf(body);
+  const doc: RouteDoc = { public: isPublic, summary };
+  if (query) doc.querystring = docSchemaOf(z.strictObject(query), "input");
+  if (body) doc.body = docSchemaOf(body instanceof z.ZodType ? body : z.strictObject(body), "input");
+  if (def.status !== 204) doc.response = responseDocOf(response);
   return {
     ...row,
     ...(query || body ? { schema } : {}),
+    doc,
     // fastify has checked req.query and req.body against the schemas above, which these types describe.
     handler: (ctx) => handler(ctx as RouteContext<ParamsOf<U>, ValuesOf<Q>, BodyOf<B>>),
   };
@@ -173,6 +213,17 @@ function nullableAsTypeList(s: JsonSchema): JsonSchema {
 function jsonSchemaOf(schema: z.ZodType): JsonSchema {
   const { $schema: _, ...json } = z.toJSONSchema(schema, { target: "draft-7", io: "input" });
   return nullableAsTypeList(json);
+}
+
+/** zod's JSON Schema 2020-12 of a request part (input) or a response (output), for the OpenAPI document. */
+function docSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { target: "draft-2020-12", io });
+  return nullableAsTypeList(json);
+}
+
+/** The documented success body: the route's zod schema, or any JSON object where it declares none. */
+function responseDocOf(response: z.ZodType | undefined): JsonSchema {
+  return response ? docSchemaOf(response, "output") : { type: "object" };
 }
 
 /**

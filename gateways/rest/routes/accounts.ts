@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AccountSchema } from "../../../gen/coffer/v1/accounts_pb.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
 const accountType = z.enum(["depository", "credit", "loan", "investment", "other"]);
@@ -13,6 +13,7 @@ export const accountRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/accounts",
+    response: z.object({ accounts: z.array(restShapeOf(AccountSchema)) }),
     query: { user_id: z.string().min(1).optional(), include_hidden: z.boolean().optional() },
     async handler({ core, opts, query }) {
       const r = await core.accounts.listAccounts(
@@ -25,6 +26,7 @@ export const accountRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/accounts",
+    response: restShapeOf(AccountSchema),
     status: 201,
     body: {
       user_id: z.string().min(1),
@@ -59,6 +61,7 @@ export const accountRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/accounts/:id",
+    response: restShapeOf(AccountSchema),
     async handler({ core, opts, params }) {
       return toRest(AccountSchema, (await core.accounts.getAccount({ id: params.id }, opts)).account!);
     },
@@ -66,6 +69,7 @@ export const accountRoutes: RestRoute[] = [
   defineRoute({
     method: "PATCH",
     url: "/api/v1/accounts/:id",
+    response: restShapeOf(AccountSchema),
     body: {
       name: z.string().min(1).max(200).optional(),
       hidden: z.boolean().optional(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiKeySchema } from "../../../gen/coffer/v1/auth_pb.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
 const scope = z.enum(["read_only", "full_access"]);
@@ -9,6 +9,14 @@ export const authRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/auth/device-code",
+    public: true,
+    response: z.object({
+      device_code: z.string(),
+      user_code: z.string(),
+      verification_url: z.string(),
+      expires_in: z.number().int(),
+      interval: z.number().int(),
+    }),
     status: 201,
     bodyOptional: true,
     body: { name: z.string().max(200).optional() },
@@ -26,6 +34,9 @@ export const authRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/auth/device-code/poll",
+    public: true,
+    // "authorization_pending" or "approved"; the token only on the first approved poll.
+    response: z.object({ status: z.string(), token: z.string().optional() }),
     body: { device_code: z.string().min(1) },
     async handler({ core, opts, body }) {
       const r = await core.deviceCodes.pollDeviceCode({ deviceCode: body.device_code }, opts);
@@ -35,6 +46,7 @@ export const authRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/auth/device-code/approve",
+    response: z.object({ user_code: z.string(), status: z.string(), scope: z.string(), name: z.string() }),
     body: { user_code: z.string().min(1), scope: scope.optional(), name: z.string().max(200).optional() },
     async handler({ core, opts, body }) {
       const r = await core.deviceCodes.approveDeviceCode(
@@ -52,6 +64,7 @@ export const authRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/auth/device-code/deny",
+    response: z.object({ user_code: z.string(), status: z.string() }),
     body: { user_code: z.string().min(1) },
     async handler({ core, opts, body }) {
       const r = await core.deviceCodes.denyDeviceCode({ userCode: body.user_code }, opts);
@@ -61,6 +74,7 @@ export const authRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/keys/me",
+    response: restShapeOf(ApiKeySchema),
     async handler({ core, opts }) {
       const r = await core.apiKeys.getCurrentKey({}, opts);
       return toRest(ApiKeySchema, r.apiKey!);
@@ -69,6 +83,7 @@ export const authRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/api-keys",
+    response: z.object({ api_keys: z.array(restShapeOf(ApiKeySchema)) }),
     async handler({ core, opts }) {
       const r = await core.apiKeys.listApiKeys({}, opts);
       return { api_keys: r.apiKeys.map((k) => toRest(ApiKeySchema, k)) };
@@ -77,6 +92,7 @@ export const authRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/api-keys",
+    response: restShapeOf(ApiKeySchema).extend({ key: z.string().describe("the plaintext key, shown only now") }),
     status: 201,
     body: {
       name: z.string().min(1).max(200),
@@ -95,6 +111,7 @@ export const authRoutes: RestRoute[] = [
   defineRoute({
     method: "DELETE",
     url: "/api/v1/api-keys/:id",
+    response: restShapeOf(ApiKeySchema),
     async handler({ core, opts, params }) {
       const r = await core.apiKeys.revokeApiKey({ id: params.id }, opts);
       return toRest(ApiKeySchema, r.apiKey!);

@@ -4,7 +4,7 @@ import {
   DeleteCategoryResponseSchema,
   MergeCategoryResponseSchema,
 } from "../../../gen/coffer/v1/categories_pb.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
 // Slugs are only bounded here: the core judges their form (VALIDATION_ERROR naming the rule).
@@ -15,6 +15,7 @@ export const categoryRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/categories",
+    response: z.object({ categories: z.array(restShapeOf(CategorySchema)) }),
     query: {},
     async handler({ core, opts }) {
       const r = await core.categories.listCategories({}, opts);
@@ -24,6 +25,7 @@ export const categoryRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/categories",
+    response: restShapeOf(CategorySchema),
     status: 201,
     body: {
       display_name: displayName,
@@ -41,6 +43,7 @@ export const categoryRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/categories/:id",
+    response: restShapeOf(CategorySchema),
     async handler({ core, opts, params }) {
       return toRest(CategorySchema, (await core.categories.getCategory({ id: params.id }, opts)).category!);
     },
@@ -48,6 +51,7 @@ export const categoryRoutes: RestRoute[] = [
   defineRoute({
     method: "PUT",
     url: "/api/v1/categories/:id",
+    response: restShapeOf(CategorySchema),
     body: {
       display_name: displayName.optional(),
       slug: z.string().min(1).max(64).optional(),
@@ -66,6 +70,7 @@ export const categoryRoutes: RestRoute[] = [
   defineRoute({
     method: "DELETE",
     url: "/api/v1/categories/:id",
+    response: restShapeOf(DeleteCategoryResponseSchema),
     async handler({ core, opts, params }) {
       return toRest(DeleteCategoryResponseSchema, await core.categories.deleteCategory({ id: params.id }, opts));
     },
@@ -73,6 +78,7 @@ export const categoryRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/categories/:id/merge",
+    response: restShapeOf(MergeCategoryResponseSchema),
     body: { into: z.string().min(1).max(64) },
     async handler({ core, opts, params, body }) {
       return toRest(

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CounterpartySchema } from "../../../gen/coffer/v1/counterparties_pb.js";
 import { ref } from "../../shared/params.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
 const counterpartyType = z.enum(["merchant", "person", "organization", "other"]);
@@ -14,6 +14,7 @@ export const counterpartyRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/counterparties",
+    response: z.object({ counterparties: z.array(restShapeOf(CounterpartySchema)) }),
     query: { search: z.string().max(200).optional() },
     async handler({ core, opts, query }) {
       const r = await core.counterparties.listCounterparties({ search: query.search }, opts);
@@ -23,6 +24,7 @@ export const counterpartyRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/counterparties",
+    response: restShapeOf(CounterpartySchema),
     status: 201,
     body: { name, type: counterpartyType.optional(), notes: notes.optional() },
     async handler({ core, opts, body }) {
@@ -36,6 +38,7 @@ export const counterpartyRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/counterparties/:id",
+    response: restShapeOf(CounterpartySchema),
     async handler({ core, opts, params }) {
       return toRest(
         CounterpartySchema,
@@ -46,6 +49,7 @@ export const counterpartyRoutes: RestRoute[] = [
   defineRoute({
     method: "PATCH",
     url: "/api/v1/counterparties/:id",
+    response: restShapeOf(CounterpartySchema),
     body: { name: name.optional(), type: counterpartyType.optional(), notes: notes.optional() },
     async handler({ core, opts, params, body }) {
       // JSON null clears the notes; the core takes "" for that.
@@ -60,6 +64,7 @@ export const counterpartyRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/counterparties/:id/transactions",
+    response: z.object({ updated: z.number().int() }),
     body: transactionIds,
     async handler({ core, opts, params, body }) {
       const r = await core.counterparties.assignCounterparty(
@@ -73,6 +78,7 @@ export const counterpartyRoutes: RestRoute[] = [
     // Unassigning takes the same body as assigning, on DELETE of the same sub-resource.
     method: "DELETE",
     url: "/api/v1/counterparties/:id/transactions",
+    response: z.object({ updated: z.number().int() }),
     body: transactionIds,
     async handler({ core, opts, params, body }) {
       const r = await core.counterparties.unassignCounterparty(

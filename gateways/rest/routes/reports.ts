@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ReportSchema } from "../../../gen/coffer/v1/reports_pb.js";
 import { reportFilterShape } from "../../shared/report-filter.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
 // The body's fields are only typed here: the core judges lengths, priority, slugs and ids (VALIDATION_ERROR).
@@ -11,6 +11,7 @@ export const reportRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/reports",
+    response: z.object({ reports: z.array(restShapeOf(ReportSchema)), truncated: z.boolean() }),
     query: reportFilterShape,
     async handler({ core, opts, query }) {
       const r = await core.reports.listReports({ ...query, includeBody: true }, opts);
@@ -20,6 +21,7 @@ export const reportRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/reports/unread-count",
+    response: z.object({ count: z.number().int() }),
     query: {},
     async handler({ core, opts }) {
       return { count: Number((await core.reports.countUnreadReports({}, opts)).count) };
@@ -28,6 +30,7 @@ export const reportRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/reports",
+    response: restShapeOf(ReportSchema),
     status: 201,
     body: {
       title: z.string(),
@@ -55,6 +58,7 @@ export const reportRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/reports/read-all",
+    response: z.object({ updated: z.number().int() }),
     async handler({ core, opts }) {
       return { updated: Number((await core.reports.markAllReportsRead({}, opts)).updated) };
     },
@@ -62,6 +66,7 @@ export const reportRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/reports/:id",
+    response: restShapeOf(ReportSchema),
     async handler({ core, opts, params }) {
       return toRest(ReportSchema, (await core.reports.getReport({ id: params.id }, opts)).report!);
     },
@@ -69,6 +74,7 @@ export const reportRoutes: RestRoute[] = [
   defineRoute({
     method: "PATCH",
     url: "/api/v1/reports/:id/read",
+    response: restShapeOf(ReportSchema),
     async handler({ core, opts, params }) {
       return toRest(ReportSchema, (await core.reports.markReportRead({ id: params.id }, opts)).report!);
     },
@@ -76,6 +82,7 @@ export const reportRoutes: RestRoute[] = [
   defineRoute({
     method: "PATCH",
     url: "/api/v1/reports/:id/unread",
+    response: restShapeOf(ReportSchema),
     async handler({ core, opts, params }) {
       return toRest(ReportSchema, (await core.reports.markReportUnread({ id: params.id }, opts)).report!);
     },

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { PreviewRuleResponseSchema } from "../../../gen/coffer/v1/rules_pb.js";
+import { PreviewRuleResponseSchema, RuleSchema } from "../../../gen/coffer/v1/rules_pb.js";
 import { date, ref } from "../../shared/params.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import {
   coverageJson,
   fieldsParam,
@@ -52,11 +52,21 @@ const rangeBody = {
   end_date: date.optional().describe("YYYY-MM-DD, exclusive"),
 };
 
+const rule = restShapeOf(RuleSchema);
+const applied = z.object({ matched: z.number().int(), changed: z.number().int() });
+
 /** Rules: {id} is a UUID or short id (docs/rules.md). */
 export const ruleRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/rules",
+    response: z.object({
+      // `fields` projects each rule to the fields asked for.
+      rules: z.array(rule.partial()),
+      next_cursor: z.string(),
+      has_more: z.boolean(),
+      total: z.number().int(),
+    }),
     query: { ...ruleQueryShape, fields: fieldsParam(REST_FIELDS, "all") },
     async handler({ core, opts, query }) {
       const r = await core.rules.listRules(listRulesRequest(query), opts);
@@ -71,6 +81,7 @@ export const ruleRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/rules",
+    response: rule,
     status: 201,
     body: {
       ...ruleBody,
@@ -96,6 +107,7 @@ export const ruleRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/rules/preview",
+    response: restShapeOf(PreviewRuleResponseSchema),
     body: { conditions: z.unknown().optional(), sample_size: z.number().int().min(1).max(50).optional() },
     async handler({ core, opts, body }) {
       const r = await core.rules.previewRule(
@@ -108,6 +120,21 @@ export const ruleRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/rules/find-matching",
+    response: z.object({
+      matched_count: z.number().int(),
+      rules: z.array(
+        z.object({
+          short_id: z.string(),
+          name: z.string(),
+          sets_category: z.string().optional(),
+          trigger: z.string(),
+          priority: z.number().int(),
+          enabled: z.boolean(),
+          hit_count: z.number().int(),
+          match_all: z.boolean(),
+        }),
+      ),
+    }),
     query: { transaction_id: ref.optional(), merchant: z.string().max(500).optional() },
     async handler({ core, opts, query }) {
       const r = await core.rules.findMatchingRules(
@@ -120,6 +147,7 @@ export const ruleRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/rules/apply-all",
+    response: applied,
     bodyOptional: true,
     body: rangeBody,
     async handler({ core, opts, body }) {
@@ -130,6 +158,7 @@ export const ruleRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/rules/:id",
+    response: rule,
     async handler({ core, opts, params }) {
       return restRule((await core.rules.getRule({ id: params.id }, opts)).rule!);
     },
@@ -137,6 +166,7 @@ export const ruleRoutes: RestRoute[] = [
   defineRoute({
     method: "PATCH",
     url: "/api/v1/rules/:id",
+    response: rule,
     body: {
       name: ruleBody.name.optional(),
       conditions: ruleBody.conditions,
@@ -172,6 +202,7 @@ export const ruleRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/rules/:id/enable",
+    response: rule,
     async handler({ core, opts, params }) {
       return restRule((await core.rules.enableRule({ id: params.id }, opts)).rule!);
     },
@@ -179,6 +210,7 @@ export const ruleRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/rules/:id/disable",
+    response: rule,
     async handler({ core, opts, params }) {
       return restRule((await core.rules.disableRule({ id: params.id }, opts)).rule!);
     },
@@ -186,6 +218,7 @@ export const ruleRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/rules/:id/apply",
+    response: applied,
     bodyOptional: true,
     body: rangeBody,
     async handler({ core, opts, params, body }) {

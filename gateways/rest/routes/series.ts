@@ -7,7 +7,7 @@ import {
   SeriesSchema,
 } from "../../../gen/coffer/v1/series_pb.js";
 import { date, ref } from "../../shared/params.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
 // The enumerations and the id counts are checked here too (INVALID_PARAMETER naming the field); the core
@@ -28,6 +28,7 @@ export const seriesRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/series",
+    response: z.object({ series: z.array(restShapeOf(SeriesSchema)) }),
     query: { status: status.optional(), type: type.optional() },
     async handler({ core, opts, query }) {
       const r = await core.series.listSeries({ status: query.status, type: query.type }, opts);
@@ -37,6 +38,7 @@ export const seriesRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/series",
+    response: restShapeOf(SeriesSchema),
     status: 201,
     body: {
       name,
@@ -72,6 +74,7 @@ export const seriesRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/series/upcoming",
+    response: restShapeOf(ListUpcomingChargesResponseSchema),
     query: { days: z.number().int().min(1).max(366).optional() },
     async handler({ core, opts, query }) {
       const r = await core.series.listUpcomingCharges({ days: query.days ?? 0 }, opts);
@@ -81,6 +84,7 @@ export const seriesRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/series/detect",
+    response: restShapeOf(DetectSeriesResponseSchema),
     bodyOptional: true,
     body: minConfidence,
     async handler({ core, opts, body }) {
@@ -91,6 +95,7 @@ export const seriesRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/series/detect/apply",
+    response: restShapeOf(ApplySeriesDetectionResponseSchema),
     bodyOptional: true,
     body: minConfidence,
     async handler({ core, opts, body }) {
@@ -110,6 +115,7 @@ export const seriesRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/series/:id",
+    response: restShapeOf(SeriesSchema),
     async handler({ core, opts, params }) {
       return toRest(SeriesSchema, (await core.series.getSeries({ id: params.id }, opts)).series!);
     },
@@ -117,6 +123,7 @@ export const seriesRoutes: RestRoute[] = [
   defineRoute({
     method: "PATCH",
     url: "/api/v1/series/:id",
+    response: restShapeOf(SeriesSchema),
     body: {
       name: name.optional(),
       type: type.optional(),
@@ -159,6 +166,7 @@ export const seriesRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/series/:id/transactions",
+    response: z.object({ series: restShapeOf(SeriesSchema), added: z.number().int(), removed: z.number().int() }),
     body: { add: ids.optional(), remove: ids.optional() },
     async handler({ core, opts, params, body }) {
       const r = await core.series.updateSeriesTransactions(

@@ -11,7 +11,7 @@ import {
 } from "../../../gen/coffer/v1/sync_pb.js";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { ref } from "../../shared/params.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRawRoute, defineRoute, NO_CONTENT, type RestRoute } from "../route.js";
 
 /** The fields of a connection in GET /api/v1/connections: exactly these, in this order. */
@@ -36,6 +36,13 @@ export function listedConnection(c: Connection) {
   const all = toRest(ConnectionSchema, c);
   return Object.fromEntries(LISTED.map((k) => [k, all[k]]));
 }
+
+const listedShape = z.object(Object.fromEntries(LISTED.map((k) => [k, restShapeOf(ConnectionSchema).shape[k]])));
+/** A single connection (GET /connections/{id} and every write): the listing's fields and `paused`. */
+const connectionShape = listedShape.extend({ paused: z.boolean() });
+const linkSessionShape = z.object({ link_token: z.string(), expiration: z.iso.datetime() });
+const pageOf = (key: string, item: z.ZodType) =>
+  z.object({ [key]: z.array(item), next_cursor: z.string(), has_more: z.boolean() });
 
 /** A single connection (GET /connections/{id} and every write): the listing's fields and `paused`. */
 const connection = (c: Connection | undefined) => ({ ...listedConnection(c!), paused: c!.paused });
@@ -63,6 +70,7 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/providers",
+    response: z.object({ providers: z.array(restShapeOf(ProviderSchema)) }),
     async handler({ core, opts }) {
       const r = await core.providers.listProviders({}, opts);
       return { providers: r.providers.map((p) => toRest(ProviderSchema, p)) };
@@ -71,6 +79,7 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/providers/:name",
+    response: restShapeOf(ProviderSchema),
     async handler({ core, opts, params }) {
       return toRest(ProviderSchema, (await core.providers.getProvider({ name: params.name }, opts)).provider!);
     },
@@ -78,6 +87,8 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/providers/:name/link-session",
+    // 204 for a provider that needs no link session (it takes credentials straight away).
+    response: linkSessionShape,
     body: { user_id: ref },
     async handler({ core, opts, params, body }) {
       const r = await core.providers.createLinkSession({ provider: params.name, userId: body.user_id }, opts);
@@ -87,6 +98,7 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/connections",
+    response: z.array(listedShape),
     async handler({ core, opts }) {
       // A bare array, not an envelope: the interface specification says so for this list.
       return (await core.connections.listConnections({}, opts)).connections.map(listedConnection);
@@ -95,6 +107,7 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/connections",
+    response: connectionShape,
     status: 201,
     bodyLimit: CSV_BODY_LIMIT,
     body: { provider: z.string().min(1).max(64), user_id: ref, credentials },
@@ -109,6 +122,7 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/connections/csv/preview",
+    response: restShapeOf(PreviewCsvImportResponseSchema),
     bodyLimit: CSV_BODY_LIMIT,
     body: {
       csv: z.string(),
@@ -132,6 +146,7 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/connections/:id",
+    response: connectionShape,
     async handler({ core, opts, params }) {
       return connection((await core.connections.getConnection({ id: params.id }, opts)).connection);
     },
@@ -139,6 +154,7 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/connections/:id/sync",
+    response: z.object({ status: z.literal("queued"), connection: connectionShape }),
     status: 202,
     bodyOptional: true,
     body: {},
@@ -150,6 +166,12 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/connections/:id/reauth",
+    // link_token and expiration: the session for the provider's widget (update mode), null when none is needed.
+    response: z.object({
+      connection: connectionShape,
+      link_token: z.string().nullable(),
+      expiration: z.iso.datetime().nullable(),
+    }),
     bodyOptional: true,
     body: { credentials: credentials.optional() },
     async handler({ core, opts, params, body }) {
@@ -164,6 +186,7 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/connections/:id/paused",
+    response: connectionShape,
     body: { paused: z.boolean() },
     async handler({ core, opts, params, body }) {
       const r = await core.connections.setConnectionPaused({ id: params.id, paused: body.paused }, opts);
@@ -173,6 +196,7 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "DELETE",
     url: "/api/v1/connections/:id",
+    response: connectionShape,
     async handler({ core, opts, params }) {
       return connection((await core.connections.deleteConnection({ id: params.id }, opts)).connection);
     },
@@ -180,6 +204,7 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/sync/logs",
+    response: pageOf("sync_logs", restShapeOf(SyncLogSchema)),
     query: { connection_id: ref.optional(), ...page },
     async handler({ core, opts, query }) {
       const r = await core.sync.listSyncLogs(
@@ -196,6 +221,7 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/webhook-events",
+    response: pageOf("webhook_events", restShapeOf(WebhookEventSchema)),
     query: {
       provider: z.string().min(1).max(64).optional(),
       status: z.enum(["accepted", "duplicate", "rejected", "ignored"]).optional(),
@@ -216,6 +242,7 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/webhook-events/:id/replay",
+    response: restShapeOf(WebhookEventSchema),
     bodyOptional: true,
     body: {},
     async handler({ core, opts, params }) {
@@ -226,6 +253,9 @@ export const syncRoutes: RestRoute[] = [
   defineRawRoute({
     method: "POST",
     url: "/webhooks/:provider",
+    public: true,
+    summary: "A provider's webhook, checked against its signature",
+    response: z.object({ id: z.string().nullable(), status: z.string() }),
     async handler({ core, req, opts, params, body }) {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) {

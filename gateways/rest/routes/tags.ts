@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TagSchema } from "../../../gen/coffer/v1/tags_pb.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
 // Slugs and colors are only bounded here: the core judges their form (VALIDATION_ERROR naming the rule).
@@ -10,6 +10,7 @@ export const tagRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/tags",
+    response: z.object({ tags: z.array(restShapeOf(TagSchema)) }),
     query: {},
     async handler({ core, opts }) {
       const r = await core.tags.listTags({}, opts);
@@ -19,6 +20,7 @@ export const tagRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/tags",
+    response: restShapeOf(TagSchema),
     status: 201,
     body: {
       slug: z.string().max(64).nullable().optional(),
@@ -36,6 +38,7 @@ export const tagRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/tags/:id",
+    response: restShapeOf(TagSchema),
     async handler({ core, opts, params }) {
       return toRest(TagSchema, (await core.tags.getTag({ id: params.id }, opts)).tag!);
     },
@@ -43,6 +46,7 @@ export const tagRoutes: RestRoute[] = [
   defineRoute({
     method: "PATCH",
     url: "/api/v1/tags/:id",
+    response: restShapeOf(TagSchema),
     body: {
       slug: z.string().min(1).max(64).optional(),
       display_name: z.string().min(1).max(100).optional(),

@@ -1,5 +1,6 @@
+import { z } from "zod";
 import { SummarizeTransactionsResponseSchema, TransactionSchema } from "../../../gen/coffer/v1/transactions_pb.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import {
   filterOf,
   transactionFilterShape,
@@ -16,6 +17,11 @@ export const transactionReadRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/transactions",
+    response: z.object({
+      transactions: z.array(restShapeOf(TransactionSchema)),
+      next_cursor: z.string(),
+      has_more: z.boolean(),
+    }),
     query: { ...filters, ...transactionListShape },
     async handler({ core, opts, query }) {
       const r = await core.transactions.listTransactions(
@@ -38,6 +44,7 @@ export const transactionReadRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/transactions/count",
+    response: z.object({ count: z.number().int() }),
     query: filters,
     async handler({ core, opts, query }) {
       const r = await core.transactions.countTransactions({ filter: filterOf(query) }, opts);
@@ -47,6 +54,7 @@ export const transactionReadRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/transactions/summary",
+    response: restShapeOf(SummarizeTransactionsResponseSchema),
     query: { ...filters, ...transactionSummaryShape },
     async handler({ core, opts, query }) {
       const r = await core.transactions.summarizeTransactions(
@@ -59,6 +67,7 @@ export const transactionReadRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/transactions/:id",
+    response: restShapeOf(TransactionSchema),
     async handler({ core, opts, params }) {
       return toRest(TransactionSchema, (await core.transactions.getTransaction({ id: params.id }, opts)).transaction!);
     },

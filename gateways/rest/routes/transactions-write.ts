@@ -6,7 +6,7 @@ import {
   TransactionSchema,
   type Transaction,
 } from "../../../gen/coffer/v1/transactions_pb.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
 const transaction = (t: Transaction | undefined) => toRest(TransactionSchema, t!);
@@ -24,6 +24,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "PATCH",
     url: "/api/v1/transactions/:id/category",
+    response: restShapeOf(TransactionSchema),
     body: { category_slug: z.string().min(1) },
     async handler({ core, opts, params, body }) {
       return transaction(
@@ -35,6 +36,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "DELETE",
     url: "/api/v1/transactions/:id/category",
+    response: restShapeOf(TransactionSchema),
     async handler({ core, opts, params }) {
       return transaction((await core.transactions.resetTransactionCategory({ id: params.id }, opts)).transaction);
     },
@@ -42,6 +44,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/transactions/batch-categorize",
+    response: z.object({ updated: z.number().int() }),
     body: { transaction_ids: z.array(z.string().min(1)).min(1).max(500), category_slug: z.string().min(1) },
     async handler({ core, opts, body }) {
       const r = await core.transactions.batchCategorizeTransactions(
@@ -54,6 +57,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/transactions/:id/tags",
+    response: restShapeOf(TransactionSchema),
     body: { slug: z.string().min(1) },
     async handler({ core, opts, params, body }) {
       return transaction(
@@ -64,6 +68,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "DELETE",
     url: "/api/v1/transactions/:id/tags/:slug",
+    response: restShapeOf(TransactionSchema),
     async handler({ core, opts, params }) {
       return transaction(
         (await core.transactions.removeTransactionTag({ id: params.id, slug: params.slug }, opts)).transaction,
@@ -73,6 +78,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "PUT",
     url: "/api/v1/transactions/:id/metadata",
+    response: restShapeOf(TransactionSchema),
     body: metadataBody,
     async handler({ core, opts, params, body }) {
       const r = await core.transactions.setTransactionMetadata(
@@ -85,6 +91,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "PATCH",
     url: "/api/v1/transactions/:id/metadata",
+    response: restShapeOf(TransactionSchema),
     body: metadataBody,
     async handler({ core, opts, params, body }) {
       const r = await core.transactions.setTransactionMetadata(
@@ -97,6 +104,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "DELETE",
     url: "/api/v1/transactions/:id/metadata",
+    response: restShapeOf(TransactionSchema),
     async handler({ core, opts, params }) {
       return transaction(
         (await core.transactions.deleteTransactionMetadata({ id: params.id, keys: [] }, opts)).transaction,
@@ -106,6 +114,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "DELETE",
     url: "/api/v1/transactions/:id/metadata/:key",
+    response: restShapeOf(TransactionSchema),
     async handler({ core, opts, params }) {
       return transaction(
         (await core.transactions.deleteTransactionMetadata({ id: params.id, keys: [params.key] }, opts)).transaction,
@@ -115,6 +124,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/transactions/:id/comments",
+    response: z.object({ comments: z.array(restShapeOf(CommentSchema)) }),
     async handler({ core, opts, params }) {
       const r = await core.transactions.listComments({ transactionId: params.id }, opts);
       return { comments: r.comments.map((c) => toRest(CommentSchema, c)) };
@@ -123,6 +133,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/transactions/:id/comments",
+    response: restShapeOf(CommentSchema),
     status: 201,
     body: commentBody,
     async handler({ core, opts, params, body }) {
@@ -133,6 +144,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "PATCH",
     url: "/api/v1/transactions/:id/comments/:cid",
+    response: restShapeOf(CommentSchema),
     body: commentBody,
     async handler({ core, opts, params, body }) {
       const r = await core.transactions.updateComment(
@@ -153,6 +165,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/transactions/:id/annotations",
+    response: z.object({ annotations: z.array(restShapeOf(AnnotationSchema)) }),
     async handler({ core, opts, params }) {
       const r = await core.transactions.listAnnotations({ transactionId: params.id }, opts);
       return { annotations: r.annotations.map((a) => toRest(AnnotationSchema, a)) };
@@ -169,6 +182,7 @@ export const transactionWriteRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/transactions/:id/restore",
+    response: restShapeOf(TransactionSchema),
     async handler({ core, opts, params }) {
       return transaction((await core.transactions.restoreTransaction({ id: params.id }, opts)).transaction);
     },

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { UserSchema } from "../../../gen/coffer/v1/users_pb.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
 const name = z.string().min(1).max(200);
@@ -11,6 +11,7 @@ export const userRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/users",
+    response: z.object({ users: z.array(restShapeOf(UserSchema)) }),
     async handler({ core, opts }) {
       const r = await core.users.listUsers({}, opts);
       return { users: r.users.map((u) => toRest(UserSchema, u)) };
@@ -19,6 +20,7 @@ export const userRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/users",
+    response: restShapeOf(UserSchema),
     status: 201,
     body: { name, email: email.optional() },
     async handler({ core, opts, body }) {
@@ -29,6 +31,7 @@ export const userRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/users/:id",
+    response: restShapeOf(UserSchema),
     async handler({ core, opts, params }) {
       return toRest(UserSchema, (await core.users.getUser({ id: params.id }, opts)).user!);
     },
@@ -36,6 +39,7 @@ export const userRoutes: RestRoute[] = [
   defineRoute({
     method: "PATCH",
     url: "/api/v1/users/:id",
+    response: restShapeOf(UserSchema),
     body: { name: name.optional(), email: email.optional() },
     async handler({ core, opts, params, body }) {
       // JSON null clears the email; the core takes "" for that.
