@@ -94,7 +94,15 @@ describe("a core killed in the middle of a sync", () => {
     const id = created.connection!.id;
 
     // The first sync is queued with the connection; the provider stops before page 3.
-    await waitFor(async () => first.stdout.includes("BLOCKED"), "the sync to reach page 3", 30_000);
+    // The engine asks for a page while it commits the one before: wait for that commit too.
+    await waitFor(
+      async () =>
+        first.stdout.includes("BLOCKED") &&
+        (await query<{ pages: number }>(orm.em.fork(), `select pages from sync_logs where connection_id = ?`, [id]))[0]
+          ?.pages === BLOCK_BEFORE,
+      "the sync to commit 3 pages and wait for the 4th",
+      30_000,
+    );
     first.child.kill("SIGKILL");
     await new Promise((r) => first.child.once("exit", r));
 
