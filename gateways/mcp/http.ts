@@ -1,4 +1,5 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { envelope, mapAndLog } from "../shared/error-map.js";
@@ -17,6 +18,9 @@ export interface McpAppOptions {
   /** The DNS-rebinding guard's settings, with the allowed browser origins (from the environment as a process). */
   guard?: HostGuardConfig;
 }
+
+/** The SDK transport's own limit on a batch, refused here with the envelope. */
+const MAX_BATCH = 100;
 
 /**
  * MCP Streamable HTTP at /mcp, stateless: every POST gets a fresh server and
@@ -55,6 +59,17 @@ export async function buildMcpApp(opts: McpAppOptions) {
     // A JSON-RPC message is an object (a batch, an array of them); anything else is no MCP request.
     if (req.body === null || typeof req.body !== "object")
       return send(reply, envelope("INVALID_BODY", "The request body must be a JSON-RPC message (a JSON object)"));
+    // The SDK's transport would answer an object that is no JSON-RPC 2.0 message with 400 outside the envelope.
+    const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
+    if (
+      messages.length === 0 ||
+      messages.length > MAX_BATCH ||
+      !messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)
+    )
+      return send(
+        reply,
+        envelope("INVALID_BODY", `The request body must be a JSON-RPC 2.0 message or a batch of 1 to ${MAX_BATCH}`),
+      );
     const key = req.headers["x-api-key"];
     const call = callOptions(typeof key === "string" ? key : undefined, req.id);
     try {

@@ -5,12 +5,14 @@ import {
   fromJson,
   toBinary,
   ScalarType,
+  type DescEnum,
   type DescField,
   type DescMessage,
   type DescMethod,
   type DescService,
   type JsonValue,
 } from "@bufbuild/protobuf";
+import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { frame } from "../helpers/h2.js";
 import type { KeyKind } from "./rest.js";
 import { leaksIn, type Problem } from "./oracle.js";
@@ -24,6 +26,8 @@ export interface CoreCase {
   method: string;
   protocol: Protocol;
   key: KeyKind;
+  /** Connect serves GET only for methods declared without side effects; the others answer 405. */
+  getAllowed: boolean;
   /** The body (or, for a Connect GET, the message parameter's bytes) as hex. */
   hex: string;
 }
@@ -44,17 +48,16 @@ const INT_KINDS = new Set([ScalarType.INT32, ScalarType.INT64, ScalarType.UINT32
 
 /** A JSON value for one field: text fields get nasty text, dates and ids, numbers their edges. */
 function fieldJson(f: DescField, depth: number): fc.Arbitrary<JsonValue> {
+  const kind = f.fieldKind === "list" ? f.listKind : f.fieldKind === "map" ? f.mapKind : f.fieldKind;
+  const { message, enum: enumType, scalar } = f as { message?: DescMessage; enum?: DescEnum; scalar?: ScalarType };
   const one = (): fc.Arbitrary<JsonValue> => {
-    if (f.fieldKind === "message" || (f.fieldKind === "list" && f.listKind === "message") || (f.fieldKind === "map" && f.mapKind === "message"))
-      return depth > 2 ? fc.constant({}) : messageJson(f.message!, depth + 1);
-    const scalar = f.fieldKind === "scalar" ? f.scalar : f.fieldKind === "list" && f.listKind === "scalar" ? f.scalar : f.fieldKind === "map" && f.mapKind === "scalar" ? f.scalar : undefined;
-    if (f.enum || (f.fieldKind === "list" && f.listKind === "enum") || (f.fieldKind === "map" && f.mapKind === "enum")) {
-      const values = f.enum!.values.map((v) => v.name);
-      return fc.oneof(fc.constantFrom(...values), fc.integer({ min: -2, max: 100 }));
-    }
+    if (kind === "message") return depth > 2 ? fc.constant({}) : messageJson(message!, depth + 1);
+    if (kind === "enum") return fc.oneof(fc.constantFrom(...enumType!.values.map((v) => v.name)), fc.integer({ min: -2, max: 100 }));
     if (scalar === ScalarType.BOOL) return fc.boolean();
-    if (scalar === ScalarType.DOUBLE || scalar === ScalarType.FLOAT) return fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom("NaN", "Infinity", "-Infinity"));
-    if (scalar !== undefined && INT_KINDS.has(scalar)) return fc.oneof(fc.integer({ min: -5, max: 1000 }), fc.constantFrom("9223372036854775807", "-1", 2147483647));
+    if (scalar === ScalarType.DOUBLE || scalar === ScalarType.FLOAT)
+      return fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom("NaN", "Infinity", "-Infinity"));
+    if (scalar !== undefined && INT_KINDS.has(scalar))
+      return fc.oneof(fc.integer({ min: -5, max: 1000 }), fc.constantFrom("9223372036854775807", "-1", 2147483647));
     if (scalar === ScalarType.BYTES) return fc.uint8Array({ maxLength: 20 }).map((b) => Buffer.from(b).toString("base64"));
     return fc.oneof(nastyText, badDate, badId, badNumber, fc.string({ maxLength: 10 }));
   };
@@ -120,6 +123,7 @@ export function coreCase(methods: DescMethod[]): fc.Arbitrary<CoreCase> {
           method: `/${m.parent.typeName}/${m.name}`,
           protocol,
           key,
+          getAllowed: m.idempotency === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS,
           hex: Buffer.from(b).toString("hex"),
         }));
       });
@@ -199,6 +203,9 @@ export function judgeCore(
     return { label: `${c.protocol} ${res.status === 200 ? `status ${status}` : `http ${res.status}`}`, problems, ok: status === "0" };
   }
   if (res.status === 200) return { label: `connect 200`, problems, ok: true };
+  // The Connect protocol's answer to a GET of a method with side effects: 405 and Allow, before any Coffer code runs.
+  if (c.protocol === "connect-get" && !c.getAllowed && res.status === 405)
+    return { label: "connect-get 405 (method has side effects)", problems, ok: false };
   let code = "?";
   try {
     const e = JSON.parse(res.body.toString("utf8")) as { code: string; message?: string };

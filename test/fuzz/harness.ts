@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import pg from "pg";
 import { getOption, type DescMethod } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
 import { loadDemo } from "../../cli/demo.js";
@@ -47,7 +48,14 @@ export interface FuzzTarget {
   pools: Pools;
   /** RPCs the gateways called since the last `takeCoreCalls()`. */
   takeCoreCalls(): DescMethod[];
+  /** A checksum of every row of every table (test/helpers/state.ts). */
   checksum(): Promise<string>;
+  /**
+   * A number that moves whenever a statement wrote (or tried to write) any
+   * table: the cue to take a checksum. It never misses a write that
+   * committed; it also moves for writes rolled back, which the checksum then clears.
+   */
+  writes(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -74,7 +82,11 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
   for (const scope of ["read_only", "full_access"] as const)
     await insertApiKey(em(), { name: `fuzz spare ${scope}`, scope });
 
-  let calls: DescMethod[] = [];
+  await watchWrites(stack);
+  // Read after every case: a plain connection of its own, cheaper than an ORM fork.
+  const watcher = new pg.Client({ connectionString: stack.databaseUrl });
+  await watcher.connect();
+  const calls: DescMethod[] = [];
   const core = coreClients(recording(coreTransport(stack.coreUrl), calls));
   const rest = await buildRestApp({ core, version: VERSION, logger: false });
   const mcp = await buildMcpApp({ core, version: VERSION, logger: false });
@@ -102,18 +114,61 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
       cursorsByUrl,
       cursorKey: { generation: Number(key.generation), secret: new Uint8Array(key.secret) },
     },
-    takeCoreCalls() {
-      const taken = calls;
-      calls = [];
-      return taken;
-    },
+    // Emptied in place: the recording transport holds this array.
+    takeCoreCalls: () => calls.splice(0),
     checksum: () => databaseChecksum(em()),
+    writes: async () =>
+      (await watcher.query<{ n: string }>(`select last_value || ':' || is_called as n from fuzz_watch.writes`)).rows[0]
+        .n,
     async close() {
+      await watcher.end();
       await rest.close();
       await mcp.close();
       await stack.close();
     },
   };
+}
+
+/**
+ * Triggers on every table of the schema that draw a number from a sequence
+ * for every row written: sequences are not transactional and never wait, so the trigger
+ * adds no lock a request could queue behind. Lives in a schema of its own,
+ * outside what the checksum reads, in the fuzz run's own database.
+ */
+async function watchWrites(stack: Stack) {
+  const em = stack.orm.em.fork();
+  await query(em, `create schema fuzz_watch`);
+  await query(em, `create sequence fuzz_watch.writes`);
+  await query(
+    em,
+    `create function fuzz_watch.bump() returns trigger language plpgsql as
+     $$ begin perform nextval('fuzz_watch.writes'); return null; end $$`,
+  );
+  const tables = await query<{ name: string }>(
+    em,
+    `select quote_ident(c.relname) as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition`,
+  );
+  // Row triggers fire only for rows a statement touched; an update that only stamps an API key's
+  // last_used_at (a read, which the checksum leaves out too) does not count.
+  for (const t of tables) {
+    await query(
+      em,
+      `create trigger fuzz_watch_rows after insert or delete on public.${t.name}
+       for each row execute function fuzz_watch.bump()`,
+    );
+    await query(
+      em,
+      `create trigger fuzz_watch_updates after update on public.${t.name} for each row
+       when ((to_jsonb(old) - 'last_used_at') is distinct from (to_jsonb(new) - 'last_used_at'))
+       execute function fuzz_watch.bump()`,
+    );
+    await query(
+      em,
+      `create trigger fuzz_watch_truncate after truncate on public.${t.name}
+       for each statement execute function fuzz_watch.bump()`,
+    );
+  }
 }
 
 /** The table a URL segment names ("api-keys" → api_keys), if there is one. */

@@ -46,7 +46,7 @@ export function sendHttp1(port: number, bytes: Buffer, timeoutMs = 15_000): Prom
         const i = l.indexOf(":");
         if (i > 0) headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
       }
-      let body = raw.subarray(headEnd + 4);
+      let body: Buffer = raw.subarray(headEnd + 4);
       if (/chunked/i.test(headers["transfer-encoding"] ?? "")) body = unchunk(body);
       else if (headers["content-length"] !== undefined) body = body.subarray(0, Number(headers["content-length"]));
       resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0), headers, body });

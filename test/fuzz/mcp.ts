@@ -57,9 +57,12 @@ export function mcpCase(tools: ToolDef[]): fc.Arbitrary<McpCase> {
     return fc.record({
       surface: fc.constant("mcp" as const),
       tool: fc.constant(tool.name),
-      key: fc.constantFrom<KeyKind>("none", "read", "read", "full", "full", "full", "bogus"),
+      key: fc.constantFrom<KeyKind>("none", "read", "read", "read", "full", "full", "full", "full", "bogus"),
       body,
-      contentType: fc.constantFrom("application/json", "application/json", "application/json", "application/json", "text/plain"),
+      contentType: fc.oneof(
+        { weight: 15, arbitrary: fc.constant("application/json") },
+        { weight: 1, arbitrary: fc.constantFrom("text/plain", "application/json; charset=latin1", "") },
+      ),
     });
   });
 }

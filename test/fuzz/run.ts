@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { allTools } from "../../gateways/mcp/tools/index.js";
-import { h2Request, type H2Response } from "../helpers/h2.js";
+import type { H2Response } from "../helpers/h2.js";
+import { H2Client } from "./h2-client.js";
 import { coreCase, coreMethods, coreRequest, describeCore, judgeCore, type CoreCase } from "./core.js";
 import { isPublic, type FuzzTarget } from "./harness.js";
 import { sendHttp1 } from "./http1.js";
@@ -40,9 +41,10 @@ function changedTables(before: string, after: string): string {
  * Runs `cases` generated requests one after the other: REST (60 %), MCP tools
  * (20 %) and the core's entry points (20 %), each judged as it is answered.
  * A case that may not change anything (a read_only key, no key, or an error
- * answer) is checked against a checksum of every table taken before it; a
- * case whose request never reached the core (the gateways hold no state) is
- * covered by the next checksum instead.
+ * answer) is checked against a checksum of every table taken before it. The
+ * checksum is taken again when a statement wrote to a table (a trigger counts
+ * them), and every 250 cases whatever happened; a request that never reached
+ * the core (the gateways hold no state) writes nothing.
  */
 export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<FuzzReport> {
   const tally = new Tally();
@@ -52,11 +54,15 @@ export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<Fu
     { weight: 1, arbitrary: mcpCase(allTools) as fc.Arbitrary<FuzzCase> },
     { weight: 1, arbitrary: coreCase(methods) as fc.Arbitrary<FuzzCase> },
   );
+  const h2 = new H2Client(target.coreUrl);
   let baseline = await target.checksum();
+  let writes = await target.writes();
   let index = opts.replay ?? 0;
   const started = Date.now();
 
+  const timing = { rest: 0, mcp: 0, core: 0, checksum: 0, writes: 0 };
   const runOne = async (c: FuzzCase) => {
+    const t0 = performance.now();
     const problems: Problem[] = [];
     let label: string;
     let mayChange: boolean;
@@ -80,7 +86,7 @@ export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<Fu
     } else {
       let res: H2Response;
       try {
-        res = await h2Request(target.coreUrl, coreRequest(c, target.keys));
+        res = await h2.request(coreRequest(c, target.keys));
       } catch (e) {
         res = { status: 0, headers: {}, body: Buffer.from(String(e)), trailers: {} };
         problems.push({ kind: "no-answer", detail: String(e) });
@@ -91,24 +97,37 @@ export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<Fu
       const method = methods.find((m) => `/${m.parent.typeName}/${m.name}` === c.method)!;
       mayChange = outcome.ok && (c.key === "full" || isPublic(method));
     }
-    if (reachedCore) {
+    const t1 = performance.now();
+    timing[c.surface] += t1 - t0;
+    // No statement wrote to any table: the checksum would be the same, so it is skipped.
+    const nowWrites = reachedCore ? await target.writes() : writes;
+    const t2 = performance.now();
+    timing.writes += t2 - t1;
+    if (nowWrites !== writes || index % 250 === 0) {
+      writes = nowWrites;
       const after = await target.checksum();
       tally.checksums++;
       if (!mayChange && after !== baseline)
         problems.push({ kind: "state-change", detail: `changed: ${changedTables(baseline, after)} (answer: ${label})` });
       baseline = after;
+      timing.checksum += performance.now() - t2;
     }
     const to = c.surface === "rest" ? `rest ${c.route}` : c.surface === "mcp" ? `mcp ${c.tool}` : `core ${c.method}`;
     tally.record(index++, label, problems, () => describeCase(c), to);
     return true;
   };
 
-  await fc.assert(
-    fc.asyncProperty(arb, runOne),
-    opts.replay === undefined
-      ? { seed: opts.seed, numRuns: opts.cases, endOnFailure: true }
-      : { seed: opts.seed, path: String(opts.replay), numRuns: 1, endOnFailure: true },
-  );
+  try {
+    await fc.assert(
+      fc.asyncProperty(arb, runOne),
+      opts.replay === undefined
+        ? { seed: opts.seed, numRuns: opts.cases, endOnFailure: true }
+        : { seed: opts.seed, path: String(opts.replay), numRuns: 1, endOnFailure: true },
+    );
+  } finally {
+    h2.close();
+  }
+  if (process.env.COFFER_FUZZ_TIMING) console.log(timing);
   // Whatever the last cases did without reaching the core is checked here.
   const final = await target.checksum();
   if (final !== baseline) tally.record(index, "final checksum", [{ kind: "state-change", detail: changedTables(baseline, final) }], () => "after the last case");
