@@ -37,7 +37,8 @@ export async function coreMethods(): Promise<DescMethod[]> {
   const dir = fileURLToPath(new URL("../../gen/coffer/v1/", import.meta.url));
   const methods: DescMethod[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith("_pb.ts")).sort()) {
-    const mod = (await import(`../../gen/coffer/v1/${file.replace(/\.ts$/, ".js")}`)) as Record<string, unknown>;
+    const specifier = `../../gen/coffer/v1/${file.replace(/\.ts$/, ".js")}`;
+    const mod = (await import(/* @vite-ignore */ specifier)) as Record<string, unknown>;
     for (const v of Object.values(mod))
       if (v && typeof v === "object" && (v as { kind?: string }).kind === "service") methods.push(...(v as DescService).methods);
   }

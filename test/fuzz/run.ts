@@ -113,6 +113,8 @@ export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<Fu
       timing.checksum += performance.now() - t2;
     }
     const to = c.surface === "rest" ? `rest ${c.route}` : c.surface === "mcp" ? `mcp ${c.tool}` : `core ${c.method}`;
+    // A replay shows its request and answer whether or not it fails.
+    if (opts.replay !== undefined) console.log(`case ${index}: ${describeCase(c)}\n  answer: ${label}`);
     tally.record(index++, label, problems, () => describeCase(c), to);
     return true;
   };
