@@ -1,8 +1,9 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import type { IncomingHttpHeaders } from "node:http";
 import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
-import { envelope, mapAndLog } from "../shared/error-map.js";
+import { envelope, mapAndLog, type MappedError } from "../shared/error-map.js";
 import { registerHealth } from "../shared/health.js";
 import type { HostGuardConfig } from "../shared/host-guard.js";
 import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
@@ -21,6 +22,33 @@ export interface McpAppOptions {
 
 /** The SDK transport's own limit on a batch, refused here with the envelope. */
 const MAX_BATCH = 100;
+
+/**
+ * What the SDK's transport would refuse with a JSON-RPC error outside the
+ * envelope (its status, but a body no other Coffer error has), refused here
+ * the same way with the envelope: an Accept without both media types the
+ * protocol names, an MCP-Protocol-Version it does not speak, and a body that
+ * is no JSON-RPC 2.0 message or batch.
+ */
+function refusedByTransport(headers: IncomingHttpHeaders, body: object): MappedError | null {
+  const accept = headers.accept ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream"))
+    return envelope("NOT_ACCEPTABLE", "Accept must list both application/json and text/event-stream");
+  const version = headers["mcp-protocol-version"];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
+    return envelope(
+      "INVALID_REQUEST",
+      `Unsupported MCP-Protocol-Version; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
+    );
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  if (
+    messages.length === 0 ||
+    messages.length > MAX_BATCH ||
+    !messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)
+  )
+    return envelope("INVALID_BODY", `The request body must be a JSON-RPC 2.0 message or a batch of 1 to ${MAX_BATCH}`);
+  return null;
+}
 
 /**
  * MCP Streamable HTTP at /mcp, stateless: every POST gets a fresh server and
@@ -59,17 +87,6 @@ export async function buildMcpApp(opts: McpAppOptions) {
     // A JSON-RPC message is an object (a batch, an array of them); anything else is no MCP request.
     if (req.body === null || typeof req.body !== "object")
       return send(reply, envelope("INVALID_BODY", "The request body must be a JSON-RPC message (a JSON object)"));
-    // The SDK's transport would answer an object that is no JSON-RPC 2.0 message with 400 outside the envelope.
-    const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
-    if (
-      messages.length === 0 ||
-      messages.length > MAX_BATCH ||
-      !messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)
-    )
-      return send(
-        reply,
-        envelope("INVALID_BODY", `The request body must be a JSON-RPC 2.0 message or a batch of 1 to ${MAX_BATCH}`),
-      );
     const key = req.headers["x-api-key"];
     const call = callOptions(typeof key === "string" ? key : undefined, req.id);
     try {
@@ -77,6 +94,8 @@ export async function buildMcpApp(opts: McpAppOptions) {
     } catch (e) {
       return send(reply, mapAndLog(e, req.log));
     }
+    const refused = refusedByTransport(req.headers, req.body);
+    if (refused) return send(reply, refused);
     const server = createMcpServer(opts.core, call, req.log);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();

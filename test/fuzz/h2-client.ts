@@ -13,7 +13,8 @@ export class H2Client {
 
   private open(): http2.ClientHttp2Session {
     if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
-    const session = http2.connect(this.baseUrl);
+    // Node's client refuses to send a header block over 64 KiB by default; the core should judge what is sent.
+    const session = http2.connect(this.baseUrl, { maxSendHeaderBlockLength: 1 << 20 });
     // A session-level failure surfaces on the streams; this keeps it from being an unhandled 'error'.
     session.on("error", () => undefined);
     this.session = session;

@@ -14,7 +14,11 @@ export interface McpCase {
   /** The JSON-RPC body as UTF-8 text (deep nesting and broken JSON included). */
   body: string;
   contentType: string;
+  /** Headers besides Host, Connection, Content-Type, Content-Length and the key (Accept among them, or not). */
+  headers: [string, string][];
 }
+
+const ACCEPT_BOTH: [string, string] = ["accept", "application/json, text/event-stream"];
 
 function inputSchemaOf(tool: ToolDef): JsonSchema | undefined {
   try {
@@ -59,6 +63,24 @@ export function mcpCase(tools: ToolDef[]): fc.Arbitrary<McpCase> {
       tool: fc.constant(tool.name),
       key: fc.constantFrom<KeyKind>("none", "read", "read", "read", "full", "full", "full", "full", "bogus"),
       body,
+      headers: fc.oneof(
+        { weight: 12, arbitrary: fc.constant<[string, string][]>([ACCEPT_BOTH]) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom<[string, string][]>(
+            [],
+            [["accept", "application/json"]],
+            [["accept", "text/event-stream"]],
+            [["accept", "*/*"]],
+            [["accept", "text/html"]],
+            [ACCEPT_BOTH, ["mcp-protocol-version", "2025-06-18"]],
+            [ACCEPT_BOTH, ["mcp-protocol-version", "1999-01-01"]],
+            [ACCEPT_BOTH, ["mcp-protocol-version", "\u00ff"]],
+            [ACCEPT_BOTH, ["mcp-session-id", "no-such-session"]],
+            [ACCEPT_BOTH, ["last-event-id", "1"]],
+          ),
+        },
+      ),
       contentType: fc.oneof(
         { weight: 15, arbitrary: fc.constant("application/json") },
         { weight: 1, arbitrary: fc.constantFrom("text/plain", "application/json; charset=latin1", "") },
@@ -75,7 +97,7 @@ export function mcpBytes(c: McpCase, port: number, keys: { read: string; full: s
     `host: 127.0.0.1:${port}`,
     "connection: close",
     `content-type: ${c.contentType}`,
-    "accept: application/json, text/event-stream",
+    ...c.headers.map(([k, v]) => `${k}: ${v}`),
     ...(key ? [`x-api-key: ${key}`] : []),
     `content-length: ${body.length}`,
   ];
@@ -135,5 +157,5 @@ export function judgeMcp(status: number, contentType: string | undefined, body: 
 }
 
 export function describeMcp(c: McpCase): string {
-  return `MCP POST /mcp key=${c.key} tool=${c.tool} content-type=${c.contentType}\n  body: ${JSON.stringify(c.body.length > 600 ? `${c.body.slice(0, 600)}… (${c.body.length} chars)` : c.body)}`;
+  return `MCP POST /mcp key=${c.key} tool=${c.tool} content-type=${c.contentType} headers=${JSON.stringify(c.headers)}\n  body: ${JSON.stringify(c.body.length > 600 ? `${c.body.slice(0, 600)}… (${c.body.length} chars)` : c.body)}`;
 }

@@ -184,3 +184,42 @@ describe("malformed MCP messages", () => {
     expect(body.map((m) => m.id).sort()).toEqual([1, 2]);
   });
 });
+
+describe("MCP transport refusals carry the envelope", () => {
+  const post = (headers: Record<string, string>) =>
+    fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": s.readKey, ...headers },
+      body: JSON.stringify(initialize),
+    });
+  const both = "application/json, text/event-stream";
+
+  it.each([[{}], [{ accept: "*/*" }], [{ accept: "application/json" }], [{ accept: "text/event-stream" }]])(
+    "Accept %j → 406 NOT_ACCEPTABLE",
+    async (headers) => {
+      const res = await post(headers);
+      expect(res.status).toBe(406);
+      expect(await res.json()).toEqual({ error: { code: "NOT_ACCEPTABLE", message: expect.any(String) } });
+    },
+  );
+
+  it("an MCP-Protocol-Version the SDK does not speak → 400 INVALID_REQUEST", async () => {
+    const res = await post({ accept: both, "mcp-protocol-version": "1999-01-01" });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { code: "INVALID_REQUEST", message: expect.any(String) } });
+  });
+
+  it("a supported MCP-Protocol-Version is answered as MCP", async () => {
+    const res = await post({ accept: both, "mcp-protocol-version": "2025-06-18" });
+    expect(res.status).toBe(200);
+  });
+
+  it("without a key, 401 comes first whatever the Accept", async () => {
+    const res = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/html" },
+      body: JSON.stringify({ jsonrpc: "2.0" }),
+    });
+    expect(res.status).toBe(401);
+  });
+});
