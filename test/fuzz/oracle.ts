@@ -12,7 +12,8 @@ export interface Problem {
 /** Internals an error message must never carry: a stack, a source path, SQL or the database's own words. */
 const LEAKS: [string, RegExp][] = [
   ["a stack trace", /\n\s+at |\bat [\w$.<>]+ \([^)]*:\d+:\d+\)/],
-  ["a source path", /\.(?:ts|js|mjs|cjs):\d+|node_modules|file:\/\/|\/(?:work|home|usr|tmp|var|opt|root|srv)\//],
+  // An absolute path of the machine (not a URL path a message echoes, such as /api/v1/categories/home).
+  ["a source path", /\.(?:ts|js|mjs|cjs):\d+|node_modules|file:\/\/|(?:^|[\s"'(=])\/(?:work|home|usr|tmp|var|opt|root|srv)\//],
   [
     "SQL",
     /\bselect\b[^.]{0,80}\bfrom\b|\binsert into\b|\bupdate \w+ set\b|\bdelete from\b|\bwhere \w+ ?= ?\$\d|\?::\w+/i,
