@@ -36,16 +36,30 @@ export interface CoreCase {
 export async function coreMethods(): Promise<DescMethod[]> {
   const dir = fileURLToPath(new URL("../../gen/coffer/v1/", import.meta.url));
   const methods: DescMethod[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith("_pb.ts")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith("_pb.ts"))
+    .sort()) {
     const specifier = `../../gen/coffer/v1/${file.replace(/\.ts$/, ".js")}`;
     const mod = (await import(/* @vite-ignore */ specifier)) as Record<string, unknown>;
     for (const v of Object.values(mod))
-      if (v && typeof v === "object" && (v as { kind?: string }).kind === "service") methods.push(...(v as DescService).methods);
+      if (v && typeof v === "object" && (v as { kind?: string }).kind === "service")
+        methods.push(...(v as DescService).methods);
   }
   return methods;
 }
 
-const INT_KINDS = new Set([ScalarType.INT32, ScalarType.INT64, ScalarType.UINT32, ScalarType.UINT64, ScalarType.SINT32, ScalarType.SINT64, ScalarType.FIXED32, ScalarType.FIXED64, ScalarType.SFIXED32, ScalarType.SFIXED64]);
+const INT_KINDS = new Set([
+  ScalarType.INT32,
+  ScalarType.INT64,
+  ScalarType.UINT32,
+  ScalarType.UINT64,
+  ScalarType.SINT32,
+  ScalarType.SINT64,
+  ScalarType.FIXED32,
+  ScalarType.FIXED64,
+  ScalarType.SFIXED32,
+  ScalarType.SFIXED64,
+]);
 
 /** A JSON value for one field: text fields get nasty text, dates and ids, numbers their edges. */
 function fieldJson(f: DescField, depth: number): fc.Arbitrary<JsonValue> {
@@ -53,13 +67,18 @@ function fieldJson(f: DescField, depth: number): fc.Arbitrary<JsonValue> {
   const { message, enum: enumType, scalar } = f as { message?: DescMessage; enum?: DescEnum; scalar?: ScalarType };
   const one = (): fc.Arbitrary<JsonValue> => {
     if (kind === "message") return depth > 2 ? fc.constant({}) : messageJson(message!, depth + 1);
-    if (kind === "enum") return fc.oneof(fc.constantFrom(...enumType!.values.map((v) => v.name)), fc.integer({ min: -2, max: 100 }));
+    if (kind === "enum")
+      return fc.oneof(fc.constantFrom(...enumType!.values.map((v) => v.name)), fc.integer({ min: -2, max: 100 }));
     if (scalar === ScalarType.BOOL) return fc.boolean();
     if (scalar === ScalarType.DOUBLE || scalar === ScalarType.FLOAT)
-      return fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom("NaN", "Infinity", "-Infinity"));
+      return fc.oneof(
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.constantFrom("NaN", "Infinity", "-Infinity"),
+      );
     if (scalar !== undefined && INT_KINDS.has(scalar))
       return fc.oneof(fc.integer({ min: -5, max: 1000 }), fc.constantFrom("9223372036854775807", "-1", 2147483647));
-    if (scalar === ScalarType.BYTES) return fc.uint8Array({ maxLength: 20 }).map((b) => Buffer.from(b).toString("base64"));
+    if (scalar === ScalarType.BYTES)
+      return fc.uint8Array({ maxLength: 20 }).map((b) => Buffer.from(b).toString("base64"));
     return fc.oneof(nastyText, badDate, badId, badNumber, fc.string({ maxLength: 10 }));
   };
   if (f.fieldKind === "list") return fc.array(one(), { maxLength: 3 });
@@ -71,7 +90,9 @@ function messageJson(m: DescMessage, depth = 0): fc.Arbitrary<JsonValue> {
   if (m.fields.length === 0) return fc.constant({});
   return fc
     .tuple(...m.fields.map((f) => fc.option(fieldJson(f, depth), { freq: 2, nil: undefined })))
-    .map((values) => Object.fromEntries(m.fields.flatMap((f, i) => (values[i] === undefined ? [] : [[f.jsonName, values[i]]]))));
+    .map((values) =>
+      Object.fromEntries(m.fields.flatMap((f, i) => (values[i] === undefined ? [] : [[f.jsonName, values[i]]]))),
+    );
 }
 
 /** Protobuf a message parser cannot read: bad tags, truncated varints and lengths, wrong wire types. */
@@ -106,7 +127,10 @@ export function coreCase(methods: DescMethod[]): fc.Arbitrary<CoreCase> {
     const jsonBytes = fc.oneof(
       { weight: 3, arbitrary: json.map((j) => Buffer.from(JSON.stringify(j), "utf8")) },
       { weight: 1, arbitrary: garbage.map((g) => Buffer.from(g)) },
-      { weight: 1, arbitrary: fc.constantFrom("", "null", "[]", "{", '{"x":1}', "{\"a\":\"\u0000\"}").map((t) => Buffer.from(t)) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom("", "null", "[]", "{", '{"x":1}', '{"a":"\u0000"}').map((t) => Buffer.from(t)),
+      },
     );
     const framed = fc.oneof(
       { weight: 3, arbitrary: proto.map((p) => frame(p)) },
@@ -116,9 +140,22 @@ export function coreCase(methods: DescMethod[]): fc.Arbitrary<CoreCase> {
       { weight: 1, arbitrary: garbage.map((g) => Buffer.from(g)) },
     );
     return fc
-      .tuple(fc.constantFrom<Protocol>("connect-json", "connect-proto", "connect-get", "grpc", "grpc-web"), fc.constantFrom<KeyKind>("none", "read", "full", "full", "bogus"))
+      .tuple(
+        fc.constantFrom<Protocol>("connect-json", "connect-proto", "connect-get", "grpc", "grpc-web"),
+        fc.constantFrom<KeyKind>("none", "read", "full", "full", "bogus"),
+      )
       .chain(([protocol, key]) => {
-        const bytes = protocol === "connect-json" ? jsonBytes : protocol === "connect-proto" ? proto.map((p) => Buffer.from(p)) : protocol === "connect-get" ? fc.oneof(jsonBytes, proto.map((p) => Buffer.from(p))) : framed;
+        const bytes =
+          protocol === "connect-json"
+            ? jsonBytes
+            : protocol === "connect-proto"
+              ? proto.map((p) => Buffer.from(p))
+              : protocol === "connect-get"
+                ? fc.oneof(
+                    jsonBytes,
+                    proto.map((p) => Buffer.from(p)),
+                  )
+                : framed;
         return bytes.map((b) => ({
           surface: "core" as const,
           method: `/${m.parent.typeName}/${m.name}`,
@@ -144,10 +181,13 @@ export function coreRequest(c: CoreCase, keys: { read: string; full: string }) {
       const isJson = body.length > 0 && (body[0] === 0x7b || body[0] === 0x5b || body[0] === 0x6e);
       // Past about 64 KiB of headers HTTP/2 itself ends the connection (the header block cannot be kept);
       // the message parameter is cut short of that so that the core, not the framing, answers.
-      const message = (isJson ? encodeURIComponent(body.toString("latin1")) : body.toString("base64url")).slice(0, 60_000);
+      const message = (isJson ? encodeURIComponent(body.toString("latin1")) : body.toString("base64url")).slice(
+        0,
+        60_000,
+      );
       return {
         method: "GET",
-        path: `${c.method}?connect=v1&encoding=${isJson ? "json" : "proto"}${isJson ? "" : "&base64=1"}&message=${message}`,
+        path: `${c.method}?connect=v1&encoding=${isJson ? "json&" : "proto&base64=1&"}message=${message}`,
         headers,
       };
     }
@@ -191,19 +231,26 @@ export function judgeCore(
   res: { status: number; headers: Record<string, string>; body: Buffer; trailers: Record<string, string> },
 ): CoreOutcome {
   const problems: Problem[] = [];
-  if (res.status >= 500) problems.push({ kind: "5xx", detail: `${res.status} ${res.body.toString("utf8").slice(0, 300)}` });
+  if (res.status >= 500)
+    problems.push({ kind: "5xx", detail: `${res.status} ${res.body.toString("utf8").slice(0, 300)}` });
   const leak = (text: string | undefined) => {
     const l = text ? leaksIn(text) : null;
     if (l) problems.push({ kind: "leak", detail: l });
   };
   if (c.protocol === "grpc" || c.protocol === "grpc-web") {
-    const t = c.protocol === "grpc" ? { ...res.headers, ...res.trailers } : { ...res.headers, ...grpcWebTrailers(res.body) };
+    const t =
+      c.protocol === "grpc" ? { ...res.headers, ...res.trailers } : { ...res.headers, ...grpcWebTrailers(res.body) };
     const status = t["grpc-status"];
     if (status === undefined && res.status === 200)
       problems.push({ kind: "non-envelope", detail: `${c.protocol} answer without grpc-status` });
-    if (status && BROKEN_GRPC.has(status)) problems.push({ kind: "internal-code", detail: `grpc-status ${status}: ${t["grpc-message"] ?? ""}` });
+    if (status && BROKEN_GRPC.has(status))
+      problems.push({ kind: "internal-code", detail: `grpc-status ${status}: ${t["grpc-message"] ?? ""}` });
     leak(t["grpc-message"] && decodeURIComponent(t["grpc-message"]));
-    return { label: `${c.protocol} ${res.status === 200 ? `status ${status}` : `http ${res.status}`}`, problems, ok: status === "0" };
+    return {
+      label: `${c.protocol} ${res.status === 200 ? `status ${status}` : `http ${res.status}`}`,
+      problems,
+      ok: status === "0",
+    };
   }
   if (res.status === 200) return { label: `connect 200`, problems, ok: true };
   // The Connect protocol's answer to a GET of a method with side effects: 405 and Allow, before any Coffer code runs.
@@ -215,12 +262,17 @@ export function judgeCore(
     code = e.code;
     leak(e.message);
   } catch {
-    problems.push({ kind: "non-envelope", detail: `connect ${res.status} without a JSON error: ${res.body.toString("latin1").slice(0, 200)}` });
+    problems.push({
+      kind: "non-envelope",
+      detail: `connect ${res.status} without a JSON error: ${res.body.toString("latin1").slice(0, 200)}`,
+    });
   }
-  if (BROKEN_CONNECT.has(code)) problems.push({ kind: "internal-code", detail: `connect ${code}: ${res.body.toString("utf8").slice(0, 300)}` });
+  if (BROKEN_CONNECT.has(code))
+    problems.push({ kind: "internal-code", detail: `connect ${code}: ${res.body.toString("utf8").slice(0, 300)}` });
   return { label: `connect ${res.status} ${code}`, problems, ok: false };
 }
 
 export function describeCore(c: CoreCase): string {
-  return `CORE ${c.protocol} ${c.method} key=${c.key}\n  body hex: ${c.hex.length > 400 ? `${c.hex.slice(0, 400)}…` : c.hex}`;
+  const hex = c.hex.length > 400 ? `${c.hex.slice(0, 400)}…` : c.hex;
+  return `CORE ${c.protocol} ${c.method} key=${c.key}\n  body hex: ${hex}`;
 }

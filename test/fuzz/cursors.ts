@@ -46,9 +46,9 @@ export function cursorFor(url: string, pools: Pools): fc.Arbitrary<string> {
       const p = decode(c);
       return encodeCursor({ d: p.d, i: p.i, f: p.f, w: p.w, t: p.t, ...change }, key);
     });
-  const edited = fc.tuple(base, fc.record({ d: field, i: field, w: field, k: fc.integer() }, { requiredKeys: [] })).map(
-    ([c, change]) => encode({ ...decode(c), ...change }),
-  );
+  const edited = fc
+    .tuple(base, fc.record({ d: field, i: field, w: field, k: fc.integer() }, { requiredKeys: [] }))
+    .map(([c, change]) => encode({ ...decode(c), ...change }));
   const flipped = fc.tuple(base, fc.nat(), fc.constantFrom("A", "_", "-", "z")).map(([c, at, ch]) => {
     const i = at % c.length;
     return c.slice(0, i) + ch + c.slice(i + 1);

@@ -20,20 +20,31 @@ afterAll(async () => {
 });
 
 it(
-  `${REPLAY === undefined ? `${CASES} malformed requests` : `case ${REPLAY}`} (seed ${SEED}): never a 5xx, always the envelope, nothing leaked, nothing changed`,
+  `${REPLAY === undefined ? `${CASES} malformed requests` : `case ${REPLAY}`} (seed ${SEED}): ` +
+    "never a 5xx, always the envelope, nothing leaked, nothing changed",
   async () => {
     const report = await runFuzz(target, { cases: CASES, seed: SEED, replay: REPLAY });
     const text = formatReport(report);
     console.log(text);
     const t = report.tally;
-    expect({
-      "5xx": t.count("5xx"),
-      "no answer": t.count("no-answer"),
-      "non-envelope": t.count("non-envelope"),
-      "leaked internals": t.count("leak"),
-      "internal codes": t.count("internal-code"),
-      "state changes": t.count("state-change"),
-    }, text).toEqual({ "5xx": 0, "no answer": 0, "non-envelope": 0, "leaked internals": 0, "internal codes": 0, "state changes": 0 });
+    expect(
+      {
+        "5xx": t.count("5xx"),
+        "no answer": t.count("no-answer"),
+        "non-envelope": t.count("non-envelope"),
+        "leaked internals": t.count("leak"),
+        "internal codes": t.count("internal-code"),
+        "state changes": t.count("state-change"),
+      },
+      text,
+    ).toEqual({
+      "5xx": 0,
+      "no answer": 0,
+      "non-envelope": 0,
+      "leaked internals": 0,
+      "internal codes": 0,
+      "state changes": 0,
+    });
     if (REPLAY === undefined) {
       // Generated from the tables: every REST route, MCP tool and core method got cases.
       const expected = [

@@ -21,7 +21,12 @@ export class H2Client {
     return session;
   }
 
-  request(req: { method?: string; path: string; headers?: Record<string, string>; body?: Uint8Array }): Promise<H2Response> {
+  request(req: {
+    method?: string;
+    path: string;
+    headers?: Record<string, string>;
+    body?: Uint8Array;
+  }): Promise<H2Response> {
     return new Promise((resolve, reject) => {
       const stream = this.open().request(
         { ":method": req.method ?? "POST", ":path": req.path, ...req.headers },

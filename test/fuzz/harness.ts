@@ -194,7 +194,8 @@ async function idPools(stack: Stack, routes: RestRoute[]): Promise<Map<string, s
     const cols = await query<{ column_name: string }>(
       em(),
       `select column_name from information_schema.columns
-       where table_schema = 'public' and table_name = ? and column_name in ('id', 'short_id', 'slug', 'name', 'provider')`,
+       where table_schema = 'public' and table_name = ?
+         and column_name in ('id', 'short_id', 'slug', 'name', 'provider')`,
       [table],
     );
     if (cols.length === 0) continue;

@@ -22,13 +22,14 @@ const ACCEPT_BOTH: [string, string] = ["accept", "application/json, text/event-s
 
 function inputSchemaOf(tool: ToolDef): JsonSchema | undefined {
   try {
-    return z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as JsonSchema;
+    return z.toJSONSchema(tool.input, { target: "draft-7", io: "input" });
   } catch {
     return undefined;
   }
 }
 
-const rpc = (params: unknown, method = "tools/call", id: unknown = 1) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
+const rpc = (params: unknown, method = "tools/call", id: unknown = 1) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method, params });
 
 export function mcpCase(tools: ToolDef[]): fc.Arbitrary<McpCase> {
   return fc.integer({ min: 0, max: tools.length - 1 }).chain((n) => {
@@ -38,7 +39,13 @@ export function mcpCase(tools: ToolDef[]): fc.Arbitrary<McpCase> {
       { weight: 12, arbitrary: args.map((a) => rpc({ name: tool.name, arguments: a })) },
       { weight: 1, arbitrary: anyJson.map((a) => rpc({ name: tool.name, arguments: a })) },
       { weight: 1, arbitrary: nastyText.map((name) => rpc({ name, arguments: {} })) },
-      { weight: 1, arbitrary: deepJson.map((d) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tool.name}","arguments":{"x":${d}}}}`) },
+      {
+        weight: 1,
+        arbitrary: deepJson.map(
+          (d) =>
+            `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tool.name}","arguments":{"x":${d}}}}`,
+        ),
+      },
       {
         weight: 1,
         arbitrary: fc.constantFrom(
@@ -124,15 +131,23 @@ export function judgeMcp(status: number, contentType: string | undefined, body: 
   try {
     messages = JSON.parse(text);
   } catch {
-    return { label: "mcp 200 not JSON", problems: [{ kind: "non-envelope", detail: text.slice(0, 200) }], succeeded: false };
+    return {
+      label: "mcp 200 not JSON",
+      problems: [{ kind: "non-envelope", detail: text.slice(0, 200) }],
+      succeeded: false,
+    };
   }
   let label = "mcp 200";
   let succeeded = false;
   for (const m of Array.isArray(messages) ? messages : [messages]) {
-    const msg = m as { result?: { isError?: boolean; content?: { text?: string }[] }; error?: { code?: number; message?: string } };
+    const msg = m as {
+      result?: { isError?: boolean; content?: { text?: string }[] };
+      error?: { code?: number; message?: string };
+    };
     if (msg.error) {
       label = `mcp jsonrpc ${msg.error.code}`;
-      if (msg.error.code === -32603) problems.push({ kind: "internal-code", detail: `JSON-RPC internal error: ${msg.error.message}` });
+      if (msg.error.code === -32603)
+        problems.push({ kind: "internal-code", detail: `JSON-RPC internal error: ${msg.error.message}` });
       const leak = leaksIn(String(msg.error.message));
       if (leak) problems.push({ kind: "leak", detail: leak });
     } else if (msg.result?.isError) {
@@ -147,7 +162,8 @@ export function judgeMcp(status: number, contentType: string | undefined, body: 
         problems.push({ kind: "non-envelope", detail: `tool error without the envelope: ${text.slice(0, 200)}` });
       }
       label = `mcp tool error ${code}`;
-      if (code === "INTERNAL_ERROR") problems.push({ kind: "internal-code", detail: `tool error INTERNAL_ERROR: ${text.slice(0, 300)}` });
+      if (code === "INTERNAL_ERROR")
+        problems.push({ kind: "internal-code", detail: `tool error INTERNAL_ERROR: ${text.slice(0, 300)}` });
     } else if (msg.result) {
       label = "mcp tool ok";
       succeeded = true;
@@ -157,5 +173,9 @@ export function judgeMcp(status: number, contentType: string | undefined, body: 
 }
 
 export function describeMcp(c: McpCase): string {
-  return `MCP POST /mcp key=${c.key} tool=${c.tool} content-type=${c.contentType} headers=${JSON.stringify(c.headers)}\n  body: ${JSON.stringify(c.body.length > 600 ? `${c.body.slice(0, 600)}… (${c.body.length} chars)` : c.body)}`;
+  const body = c.body.length > 600 ? `${c.body.slice(0, 600)}… (${c.body.length} chars)` : c.body;
+  return (
+    `MCP POST /mcp key=${c.key} tool=${c.tool} content-type=${c.contentType} headers=${JSON.stringify(c.headers)}` +
+    `\n  body: ${JSON.stringify(body)}`
+  );
 }

@@ -13,7 +13,10 @@ export interface Problem {
 const LEAKS: [string, RegExp][] = [
   ["a stack trace", /\n\s+at |\bat [\w$.<>]+ \([^)]*:\d+:\d+\)/],
   // An absolute path of the machine (not a URL path a message echoes, such as /api/v1/categories/home).
-  ["a source path", /\.(?:ts|js|mjs|cjs):\d+|node_modules|file:\/\/|(?:^|[\s"'(=])\/(?:work|home|usr|tmp|var|opt|root|srv)\//],
+  [
+    "a source path",
+    /\.(?:ts|js|mjs|cjs):\d+|node_modules|file:\/\/|(?:^|[\s"'(=])\/(?:work|home|usr|tmp|var|opt|root|srv)\//,
+  ],
   [
     "SQL",
     /\bselect\b[^.]{0,80}\bfrom\b|\binsert into\b|\bupdate \w+ set\b|\bdelete from\b|\bwhere \w+ ?= ?\$\d|\?::\w+/i,
@@ -63,12 +66,7 @@ export function envelopeProblems(status: number, contentType: string | undefined
 }
 
 /** Status and envelope checks every gateway answer gets (HEAD answers carry no body to check). */
-export function httpProblems(
-  status: number,
-  contentType: string | undefined,
-  body: Buffer,
-  method: string,
-): Problem[] {
+export function httpProblems(status: number, contentType: string | undefined, body: Buffer, method: string): Problem[] {
   if (status === 0) return [{ kind: "no-answer", detail: "the connection closed or stalled without an answer" }];
   const out: Problem[] = [];
   if (status >= 500) out.push({ kind: "5xx", detail: `${status} ${body.toString("utf8").slice(0, 300)}` });

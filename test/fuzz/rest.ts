@@ -26,7 +26,11 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** Percent-encodes the UTF-8 bytes of a text (lone surrogates become U+FFFD, as a browser would send them). */
 const enc = (s: string) =>
   [...Buffer.from(s, "utf8")]
-    .map((b) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, "0").toUpperCase()}`))
+    .map((b) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).padStart(2, "0").toUpperCase()}`,
+    )
     .join("");
 
 /** Bytes no valid UTF-8 text has, percent-encoded or raw. */
@@ -50,7 +54,7 @@ const pathParam = (segment: string, pools: Pools) => {
 };
 
 const propsOf = (s: JsonSchema | undefined) =>
-  ((s as { properties?: Record<string, JsonSchema> } | undefined)?.properties ?? {}) as Record<string, JsonSchema>;
+  (s as { properties?: Record<string, JsonSchema> } | undefined)?.properties ?? {};
 
 /** A query value as text: what the schema wants (mostly), any JSON rendered as text, or nasty text. */
 const asText = (v: unknown): string[] =>
@@ -68,14 +72,21 @@ function queryPairs(route: RestRoute, pools: Pools): fc.Arbitrary<[string, strin
           { weight: 1, arbitrary: fc.array(urlText(nastyText), { minLength: 2, maxLength: 3 }) },
         );
   const known = names.length
-    ? fc.array(fc.constantFrom(...names), { maxLength: 4 }).chain((chosen) =>
-        chosen.length
-          ? fc.tuple(...chosen.map((n) => value(n).map((vs) => vs.map((v) => [n, v] as [string, string])))).map((x) => x.flat())
-          : fc.constant([] as [string, string][]),
-      )
+    ? fc
+        .array(fc.constantFrom(...names), { maxLength: 4 })
+        .chain((chosen) =>
+          chosen.length
+            ? fc
+                .tuple(...chosen.map((n) => value(n).map((vs) => vs.map((v) => [n, v] as [string, string]))))
+                .map((x) => x.flat())
+            : fc.constant([] as [string, string][]),
+        )
     : fc.constant([] as [string, string][]);
   const unknown = fc.array(
-    fc.tuple(urlText(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom("limit[]", "__proto__", "constructor", "a.b"))), urlText(nastyText)),
+    fc.tuple(
+      urlText(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom("limit[]", "__proto__", "constructor", "a.b"))),
+      urlText(nastyText),
+    ),
     { maxLength: 2 },
   );
   // A cursor alone (with a limit) keeps the filters it was issued for, so forged fields get past the filter check.
@@ -101,7 +112,26 @@ function bodyText(route: RestRoute): fc.Arbitrary<string | { fill: number } | nu
   const malformed = fc.oneof(
     deepJson,
     anyJson.map((v) => utf8(JSON.stringify(v) ?? "null")),
-    fc.constantFrom("null", "[]", "0", '"x"', "true", "", " ", "{", '{"a":', "{'a':1}", '{"a":1,"a":2}', "\ufeff{}", "{}x", "[1,]", "{\"a\":1e999}", "NaN", "{\"a\":\"\\ud800\"}", "{\"__proto__\":{\"x\":1}}"),
+    fc.constantFrom(
+      "null",
+      "[]",
+      "0",
+      '"x"',
+      "true",
+      "",
+      " ",
+      "{",
+      '{"a":',
+      "{'a':1}",
+      '{"a":1,"a":2}',
+      "\ufeff{}",
+      "{}x",
+      "[1,]",
+      '{"a":1e999}',
+      "NaN",
+      '{"a":"\\ud800"}',
+      '{"__proto__":{"x":1}}',
+    ),
     fc.tuple(json, fc.constantFrom(...INVALID_UTF8_RAW), fc.nat()).map(([j, bad, at]) => {
       // Inside the first string value, if there is one; else anywhere.
       const q = j.indexOf('"', j.indexOf(":") + 1);
@@ -113,7 +143,11 @@ function bodyText(route: RestRoute): fc.Arbitrary<string | { fill: number } | nu
     fc.string({ unit: "binary", maxLength: 50 }).map(utf8),
   );
   if (!schema && !route.rawBody) return fc.option(malformed, { freq: 5, nil: null });
-  return fc.oneof({ weight: 6, arbitrary: json }, { weight: 4, arbitrary: malformed }, { weight: 1, arbitrary: fc.constant(null) });
+  return fc.oneof(
+    { weight: 6, arbitrary: json },
+    { weight: 4, arbitrary: malformed },
+    { weight: 1, arbitrary: fc.constant(null) },
+  );
 }
 
 const CONTENT_TYPES = [
@@ -147,7 +181,10 @@ export function restCase(routes: RestRoute[], pools: Pools): fc.Arbitrary<RestCa
       { weight: 1, arbitrary: path.map((p) => p.replace("/api/", "//api/")) },
       { weight: 1, arbitrary: path.map((p) => p.toUpperCase()) },
       { weight: 1, arbitrary: path.map((p) => `${p}/../${p.split("/").pop()}`) },
-      { weight: 1, arbitrary: fc.tuple(path, fc.constantFrom(3000, 20_000, 70_000)).map(([p, n]) => `${p}/${"a".repeat(n)}`) },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(path, fc.constantFrom(3000, 20_000, 70_000)).map(([p, n]) => `${p}/${"a".repeat(n)}`),
+      },
     );
     const target = fc
       .tuple(pathShape, queryPairs(route, pools), fc.constantFrom("", "", "", "#frag", "&", "?&&=&"))
@@ -191,12 +228,29 @@ export function restCase(routes: RestRoute[], pools: Pools): fc.Arbitrary<RestCa
       { maxLength: 2 },
     );
     return fc
-      .record({ key: keyArb, method, target, body, contentType, extra: extraHeaders, chunked: fc.constantFrom<RestCase["chunked"]>(false, false, false, false, false, false, "ok", "broken") })
+      .record({
+        key: keyArb,
+        method,
+        target,
+        body,
+        contentType,
+        extra: extraHeaders,
+        chunked: fc.constantFrom<RestCase["chunked"]>(false, false, false, false, false, false, "ok", "broken"),
+      })
       .map(({ key, method, target, body, contentType, extra, chunked }) => {
         const headers: [string, string][] = [];
         if (body !== null && contentType !== null) headers.push(["content-type", contentType]);
         headers.push(...extra);
-        return { surface: "rest" as const, route: `${route.method} ${route.url}`, key, method, target, headers, body, chunked: body === null ? false : chunked };
+        return {
+          surface: "rest" as const,
+          route: `${route.method} ${route.url}`,
+          key,
+          method,
+          target,
+          headers,
+          body,
+          chunked: body === null ? false : chunked,
+        };
       });
   });
 }
@@ -206,25 +260,49 @@ export function restBytes(c: RestCase, port: number, keys: { read: string; full:
   const lines = [`${c.method} ${c.target} HTTP/1.1`];
   if (!c.headers.some(([k]) => k === "host")) lines.push(`host: 127.0.0.1:${port}`);
   lines.push("connection: close");
-  const apiKey = { none: [], read: [keys.read], full: [keys.full], bogus: ["cf_notakey000000"], twice: [keys.read, keys.full] }[c.key];
+  const apiKey = {
+    none: [],
+    read: [keys.read],
+    full: [keys.full],
+    bogus: ["cf_notakey000000"],
+    twice: [keys.read, keys.full],
+  }[c.key];
   for (const k of apiKey) lines.push(`x-api-key: ${k}`);
   for (const [k, v] of c.headers) if (!(k === "transfer-encoding" && c.chunked)) lines.push(`${k}: ${v}`);
-  const body = c.body === null ? null : typeof c.body === "string" ? Buffer.from(c.body, "latin1") : Buffer.alloc(c.body.fill, "a");
+  const body =
+    c.body === null
+      ? null
+      : typeof c.body === "string"
+        ? Buffer.from(c.body, "latin1")
+        : Buffer.alloc(c.body.fill, "a");
   if (body !== null) {
     if (c.chunked) {
       lines.push("transfer-encoding: chunked");
       const chunk = c.chunked === "ok" ? `${body.length.toString(16)}\r\n` : "zz\r\n";
-      return Buffer.concat([Buffer.from(`${lines.join("\r\n")}\r\n\r\n${chunk}`, "latin1"), body, Buffer.from("\r\n0\r\n\r\n")]);
+      return Buffer.concat([
+        Buffer.from(`${lines.join("\r\n")}\r\n\r\n${chunk}`, "latin1"),
+        body,
+        Buffer.from("\r\n0\r\n\r\n"),
+      ]);
     }
     // With a Transfer-Encoding header too, Content-Length makes the framing ambiguous: refused at once, never a stall.
     lines.push(`content-length: ${body.length}`);
-  }
-  else if (c.headers.some(([k]) => k === "transfer-encoding")) lines.push("content-length: 0");
+  } else if (c.headers.some(([k]) => k === "transfer-encoding")) lines.push("content-length: 0");
   const head = Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "latin1");
   return body === null ? head : Buffer.concat([head, body]);
 }
 
 export function describeRest(c: RestCase): string {
-  const body = c.body === null ? "" : typeof c.body === "string" ? `\n  body (latin1 of its bytes): ${JSON.stringify(c.body.slice(0, 400))}${c.body.length > 400 ? ` … (${c.body.length} bytes)` : ""}` : `\n  body: ${c.body.fill} × "a"`;
-  return `REST ${c.method} ${JSON.stringify(c.target.length > 300 ? `${c.target.slice(0, 300)}… (${c.target.length} chars)` : c.target)} key=${c.key} route=${c.route}${c.chunked ? ` chunked=${c.chunked}` : ""}\n  headers: ${JSON.stringify(c.headers.map(([k, v]) => [k, v.length > 100 ? `${v.slice(0, 100)}…(${v.length})` : v]))}${body}`;
+  const cut = (t: string, n: number) => (t.length > n ? `${t.slice(0, n)}… (${t.length} chars)` : t);
+  const body =
+    c.body === null
+      ? ""
+      : typeof c.body === "string"
+        ? `\n  body (latin1 of its bytes): ${JSON.stringify(cut(c.body, 400))}`
+        : `\n  body: ${c.body.fill} × "a"`;
+  const headers = c.headers.map(([k, v]) => [k, cut(v, 100)]);
+  return (
+    `REST ${c.method} ${JSON.stringify(cut(c.target, 300))} key=${c.key} route=${c.route}` +
+    `${c.chunked ? ` chunked=${c.chunked}` : ""}\n  headers: ${JSON.stringify(headers)}${body}`
+  );
 }

@@ -50,9 +50,9 @@ export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<Fu
   const tally = new Tally();
   const methods = await coreMethods();
   const arb = fc.oneof(
-    { weight: 3, arbitrary: restCase(target.routes, target.pools) as fc.Arbitrary<FuzzCase> },
-    { weight: 1, arbitrary: mcpCase(allTools) as fc.Arbitrary<FuzzCase> },
-    { weight: 1, arbitrary: coreCase(methods) as fc.Arbitrary<FuzzCase> },
+    { weight: 3, arbitrary: restCase(target.routes, target.pools) },
+    { weight: 1, arbitrary: mcpCase(allTools) },
+    { weight: 1, arbitrary: coreCase(methods) },
   );
   const h2 = new H2Client(target.coreUrl);
   let baseline = await target.checksum();
@@ -108,7 +108,10 @@ export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<Fu
       const after = await target.checksum();
       tally.checksums++;
       if (!mayChange && after !== baseline)
-        problems.push({ kind: "state-change", detail: `changed: ${changedTables(baseline, after)} (answer: ${label})` });
+        problems.push({
+          kind: "state-change",
+          detail: `changed: ${changedTables(baseline, after)} (answer: ${label})`,
+        });
       baseline = after;
       timing.checksum += performance.now() - t2;
     }
@@ -132,7 +135,13 @@ export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<Fu
   if (process.env.COFFER_FUZZ_TIMING) console.log(timing);
   // Whatever the last cases did without reaching the core is checked here.
   const final = await target.checksum();
-  if (final !== baseline) tally.record(index, "final checksum", [{ kind: "state-change", detail: changedTables(baseline, final) }], () => "after the last case");
+  if (final !== baseline)
+    tally.record(
+      index,
+      "final checksum",
+      [{ kind: "state-change", detail: changedTables(baseline, final) }],
+      () => "after the last case",
+    );
   return { seed: opts.seed, tally, ms: Date.now() - started };
 }
 
@@ -148,7 +157,8 @@ export function formatReport(r: FuzzReport): string {
     "answers:",
     ...byStatus.map(([k, n]) => `  ${k.padEnd(40)} ${n}`),
     `5xx: ${t.count("5xx")}  no answer: ${t.count("no-answer")}  non-envelope: ${t.count("non-envelope")}  ` +
-      `leaked internals: ${t.count("leak")}  internal codes: ${t.count("internal-code")}  state changes: ${t.count("state-change")}`,
+      `leaked internals: ${t.count("leak")}  internal codes: ${t.count("internal-code")}  ` +
+      `state changes: ${t.count("state-change")}`,
   ];
   for (const f of t.failures) {
     lines.push(`FAILED case ${f.index} (replay: npm run fuzz -- --seed ${r.seed} --replay ${f.index})`);

@@ -128,7 +128,11 @@ export const badId = fc.constantFrom(
 
 /** A date the API accepts, now and then, so that some filters get through. */
 export const goodDate = fc
-  .record({ y: fc.integer({ min: 1900, max: 2999 }), m: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 28 }) })
+  .record({
+    y: fc.integer({ min: 1900, max: 2999 }),
+    m: fc.integer({ min: 1, max: 12 }),
+    d: fc.integer({ min: 1, max: 28 }),
+  })
   .map(({ y, m, d }) => `${y}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`);
 
 /** Any text at all: the kinds above and fast-check's own strings. */
@@ -148,7 +152,7 @@ export const deepJson = fc
   .tuple(fc.integer({ min: 20, max: 400 }), fc.constantFrom("[", "{", "mixed"))
   .map(([depth, kind]) => {
     let s = "1";
-    for (let i = 0; i < depth; i++) s = (kind === "[" || (kind === "mixed" && i % 2)) ? `[${s}]` : `{"a":${s}}`;
+    for (let i = 0; i < depth; i++) s = kind === "[" || (kind === "mixed" && i % 2) ? `[${s}]` : `{"a":${s}}`;
     return s;
   });
 
@@ -169,7 +173,7 @@ export const anyJson: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) =>
 
 type Schema = JsonSchema & Record<string, unknown>;
 
-const typesOf = (s: Schema): string[] => (Array.isArray(s.type) ? (s.type as string[]) : s.type ? [s.type as string] : []);
+const typesOf = (s: Schema): string[] => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []);
 
 /**
  * A value the schema accepts, most of the time (lengths, enums, numbers in
@@ -183,7 +187,7 @@ export function fromSchema(schema: JsonSchema | boolean | undefined, depth = 0):
   const right = (a: fc.Arbitrary<unknown>) => fc.oneof({ weight: 6, arbitrary: a }, wrong);
   if (Array.isArray(s.enum)) return right(fc.constantFrom(...(s.enum as unknown[])));
   if (s.const !== undefined) return right(fc.constant(s.const));
-  const alts = (s.anyOf ?? s.oneOf) as JsonSchema[] | undefined;
+  const alts = s.anyOf ?? s.oneOf;
   if (alts?.length) return fc.oneof(...alts.map((a) => fromSchema(a, depth + 1)));
   const types = typesOf(s);
   const options: fc.Arbitrary<unknown>[] = types.map((t) => {
@@ -221,9 +225,10 @@ export function fromSchema(schema: JsonSchema | boolean | undefined, depth = 0):
 
 function objectFrom(s: Schema, depth: number): fc.Arbitrary<unknown> {
   const props = (s.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set((s.required as string[] | undefined) ?? []);
+  const required = new Set(s.required ?? []);
   const names = Object.keys(props);
-  if (names.length === 0) return fc.dictionary(fc.string({ maxLength: 10 }), fromSchema(undefined, depth + 1), { maxKeys: 3 });
+  if (names.length === 0)
+    return fc.dictionary(fc.string({ maxLength: 10 }), fromSchema(undefined, depth + 1), { maxKeys: 3 });
   return fc
     .tuple(
       ...names.map((n) =>

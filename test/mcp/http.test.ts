@@ -166,13 +166,21 @@ describe("malformed MCP messages", () => {
     expect(await res.json()).toEqual({ error: { code: "INVALID_BODY", message: expect.any(String) } });
   });
 
-  it.each([[1], ["x"], [[]], [null]])("tools/call with arguments %j → JSON-RPC -32602 invalid params, not -32603", async (args) => {
-    const res = await post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "whoami", arguments: args } });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { id: number; error: { code: number; message: string } };
-    expect(body).toMatchObject({ id: 7, error: { code: -32602 } });
-    expect(body.error.message).toMatch(/Invalid tools\/call request/);
-  });
+  it.each([[1], ["x"], [[]], [null]])(
+    "tools/call with arguments %j → JSON-RPC -32602 invalid params, not -32603",
+    async (args) => {
+      const res = await post({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "whoami", arguments: args },
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { id: number; error: { code: number; message: string } };
+      expect(body).toMatchObject({ id: 7, error: { code: -32602 } });
+      expect(body.error.message).toMatch(/Invalid tools\/call request/);
+    },
+  );
 
   it("a batch of two valid requests is still answered as MCP", async () => {
     const res = await post([
