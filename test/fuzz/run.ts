@@ -123,7 +123,8 @@ export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<Fu
     }
     const to = c.surface === "rest" ? `rest ${c.route}` : c.surface === "mcp" ? `mcp ${c.tool}` : `core ${c.method}`;
     // A replay shows its request and answer whether or not it fails.
-    if (opts.replay !== undefined || process.env.COFFER_FUZZ_VERBOSE) console.log(`case ${index}: ${describeCase(c)}\n  answer: ${label}`);
+    if (opts.replay !== undefined || process.env.COFFER_FUZZ_VERBOSE)
+      console.log(`case ${index}: ${describeCase(c)}\n  answer: ${label}`);
     tally.record(index, label, problems, () => describeCase(c), to);
   };
 
