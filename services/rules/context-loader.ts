@@ -4,7 +4,7 @@ import { pgArray, query } from "../db/sql.js";
 import type { CategorySource, TransactionContext } from "./engine/index.js";
 import type { TransactionState } from "./engine/pipeline.js";
 import { categorySlugOf, type ReferenceMaps } from "./references.js";
-import { seriesOf } from "./series.js";
+import { seriesConditionFields } from "../series/rules-hooks.js";
 
 /**
  * The one context loader: stored transactions → the contexts conditions are
@@ -109,7 +109,7 @@ const COLUMNS: Record<Group, string[]> = {
   tags: [`array_to_string(t.tag_ids, ',') as "tagIdsText"`],
   counterparty: [`t.counterparty_id as "counterpartyId"`, "cp.name as counterparty"],
   metadata: ["t.metadata"],
-  series: [],
+  series: [`s.short_id as "series"`],
 };
 
 /** A row as contextSql reads it: the context's fields, and what identifies and versions the row. */
@@ -138,6 +138,7 @@ export function contextSql(groups: ReadonlySet<Group>, where: string, tail = "",
     groups.has("account") || groups.has("user") ? "join accounts a on a.id = t.account_id" : "",
     groups.has("user") ? "join users u on u.id = a.user_id" : "",
     groups.has("counterparty") ? "left join counterparties cp on cp.id = t.counterparty_id" : "",
+    groups.has("series") ? "left join series s on s.id = t.series_id" : "",
   ];
   return `select ${cols.join(", ")} from transactions t ${joins.join(" ")} where ${where} ${tail}`;
 }
@@ -157,8 +158,14 @@ const NO_STATE: TransactionState = Object.freeze({ categoryId: null, categorySou
 function loader(groups: ReadonlySet<Group>, maps: ReferenceMaps): (r: Row) => LoadedTransaction {
   const category = groups.has("category");
   const tags = groups.has("tags");
+  const series = groups.has("series");
   return (r) => {
     if (category) r.category = categorySlugOf(maps, r.categoryId ?? null);
+    if (series) {
+      const f = seriesConditionFields(r.series ?? null);
+      r.series = f.series;
+      r.inSeries = f.in_series;
+    }
     let tagIds = NO_TAGS;
     if (tags) {
       if (r.tagIdsText) tagIds = r.tagIdsText.split(",");
@@ -183,19 +190,6 @@ function loader(groups: ReadonlySet<Group>, maps: ReferenceMaps): (r: Row) => Lo
   };
 }
 
-async function withSeries(em: Em, loaded: LoadedTransaction[], groups: ReadonlySet<Group>): Promise<void> {
-  if (!groups.has("series") || loaded.length === 0) return;
-  const facts = await seriesOf(
-    em,
-    loaded.map((l) => l.id),
-  );
-  for (const l of loaded) {
-    const f = facts.get(l.id);
-    l.context.series = f?.series ?? "";
-    l.context.inSeries = f?.inSeries ?? false;
-  }
-}
-
 /**
  * The full contexts of these transactions (deleted ones are left out), in id
  * order. With `lock`, the rows stay locked until the surrounding database
@@ -214,9 +208,7 @@ export async function loadContexts(
     `order by t.id${opts.lock ? " for update of t" : ""}`,
   );
   const rows = await query<Row>(em, sql, [pgArray(ids)]);
-  const loaded = rows.map(loader(ALL_GROUPS, maps));
-  await withSeries(em, loaded, ALL_GROUPS);
-  return loaded;
+  return rows.map(loader(ALL_GROUPS, maps));
 }
 
 /**
@@ -241,8 +233,7 @@ export async function scanContexts(
   },
 ): Promise<void> {
   const groups = groupsFor(scan.fields);
-  // Series are looked up by transaction id.
-  const full = scan.withIds === true || groups.has("series");
+  const full = scan.withIds === true;
   const cursor = `rules_scan_${randomBytes(6).toString("hex")}`;
   await scan.beforeFetch?.();
   const select = contextSql(groups, `t.deleted_at is null and (${scan.where})`, "", full);
@@ -261,7 +252,6 @@ export async function scanContexts(
       if (rows.length === 0) return;
       next = fetch();
       const batch = rows.map(toLoaded);
-      await withSeries(tx, batch, groups);
       if ((await scan.onBatch(batch)) === false) return;
     }
   } finally {

@@ -10,7 +10,9 @@ import { firesOn, runPipeline, type CompiledRule, type PipelineResult, type Rule
 import { loadContexts, type LoadedTransaction } from "./context-loader.js";
 import { loadReferenceMaps, type ReferenceMaps } from "./references.js";
 import { loadEnabledRules } from "./rules.js";
-import { assignSeries } from "./series.js";
+import { CofferError } from "../errors/coffer-error.js";
+import { MAX_SERIES_IDS } from "../series/membership.js";
+import { assignSeries } from "../series/rules-hooks.js";
 
 /**
  * Runs rules on stored transactions and writes what they change: the rows,
@@ -250,11 +252,38 @@ async function writeRows(
   return done;
 }
 
+/**
+ * assign_series, through the series' own assignSeries: one call per target
+ * and rule (its annotation names the rule), in batches it accepts. It fills
+ * only rows in no series and in the series' currency; a series deleted since
+ * the rules were read fills nothing (the sync must not fail over it).
+ */
+async function writeSeries(tx: Em, results: Outcome[], actor: Actor): Promise<void> {
+  const groups = new Map<string, { o: NonNullable<PipelineResult["series"]>; ids: string[] }>();
+  for (const { t, r } of results) {
+    if (!r.series) continue;
+    const key = JSON.stringify([r.series.target, r.series.by.id]);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { o: r.series, ids: [] }));
+    g.ids.push(t.id);
+  }
+  for (const { o, ids } of groups.values()) {
+    for (let i = 0; i < ids.length; i += MAX_SERIES_IDS) {
+      await assignSeries(tx, actor, {
+        ...o.target,
+        transactionIds: ids.slice(i, i + MAX_SERIES_IDS),
+        note: ruleDetails(o.by),
+      }).catch((e: unknown) => {
+        if (!(e instanceof CofferError && e.code === "NOT_FOUND")) throw e;
+      });
+    }
+  }
+}
+
 /** What a change brings besides the row: series, comments, and one annotation per change naming the rule. */
 async function writeEffects(tx: Em, results: Outcome[], actor: Actor): Promise<void> {
   if (results.length === 0) return;
-  const series = results.flatMap(({ t, r }) => (r.series ? [{ transactionId: t.id, seriesShortId: r.series.to }] : []));
-  await assignSeries(tx, series);
+  await writeSeries(tx, results, actor);
 
   const counterparties = await counterpartyShortIds(
     tx,
@@ -302,7 +331,7 @@ async function writeEffects(tx: Em, results: Outcome[], actor: Actor): Promise<v
         ...ruleDetails(by),
       });
     }
-    if (r.series) note("series_assigned", { series_id: r.series.to, ...ruleDetails(r.series.by) });
+    // series_assigned is annotated by assignSeries (writeSeries), with the rule.
     for (const [i, c] of r.comments.entries()) {
       const comment = commentIds.get(`${t.id}:${i}`)!;
       note("comment_added", { comment_id: comment.shortId, ...ruleDetails(c.by) }, { type: "comment", id: comment.id });
