@@ -5,6 +5,7 @@ import { retryOnShortIdClash } from "../ids/insert.js";
 import { newShortId } from "../ids/short-id.js";
 import type { Actor } from "../ledger/actor.js";
 import { recordAnnotations } from "../ledger/annotations.js";
+import { applyRulesOnSync, type RunSummary } from "../rules/runner.js";
 import { canonicalAmount } from "../shared/validate.js";
 import type { ProviderName, ProviderTransaction, SyncPage } from "./providers/provider.js";
 import { cleanText, type SyncedAccount } from "./sync-accounts.js";
@@ -33,6 +34,8 @@ export interface PageResult {
   insertedIds: string[];
   updatedIds: string[];
   removedIds: string[];
+  /** What the rules did to this page's new and changed rows. */
+  rules: RunSummary;
 }
 
 /** The sync log keeps this many row reports; its skipped_count counts them all. */
@@ -110,6 +113,11 @@ const keyOf = (accountId: string, ptid: string) => `${accountId}\u0000${ptid}`;
  * and the sync log's counters. Either all of it is committed or none, so a
  * crash between pages loses nothing and the next sync continues from the
  * last committed cursor; a page applied twice changes nothing the second time.
+ *
+ * The enabled rules run on the page's inserted and changed rows last, in
+ * the same database transaction (services/rules/runner.ts): a page is never
+ * committed without its rules having run, and a replayed page, which inserts
+ * and changes nothing, never runs them twice.
  */
 export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promise<PageResult> {
   const skipped = [...page.skipped];
@@ -142,7 +150,8 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
     // Posted rows that replace a pending one (only when newly inserted: a replayed page carries nothing twice).
     const fresh = new Set(insertedIds);
     const successors = list.filter((r) => r.pendingPtid && fresh.has(idByKey.get(keyOf(r.accountId, r.ptid))!));
-    const superseded = successors.length ? await carryOver(tx, ctx, successors, idByKey) : [];
+    const carried = successors.length ? await carryOver(tx, ctx, successors, idByKey) : { successors: [], live: [] };
+    const superseded = carried.live;
 
     const removedIds = [
       ...superseded,
@@ -168,6 +177,18 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
       ],
     );
     await query(tx, `update connections set cursor = ? where id = ?`, [page.nextCursor, ctx.connectionId]);
+    // A posted row that took over its pending row continues that transaction (pending → posted is a
+    // change of its provider data): on_create rules ran on the pending row, so they do not run again.
+    const continued = new Set(carried.successors);
+    const rules = await applyRulesOnSync(
+      tx,
+      {
+        created: insertedIds.filter((id) => !continued.has(id)),
+        changed: [...updatedIds, ...carried.successors],
+      },
+      ctx.actor,
+    );
+    // (Last: it locks the rules whose hit counts it adds until the page commits.)
     return {
       added: insertedIds.length,
       modified: updatedIds.length,
@@ -177,6 +198,7 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
       insertedIds,
       updatedIds,
       removedIds,
+      rules,
     };
   });
 }
@@ -256,14 +278,20 @@ async function upsertRows(tx: Em, ctx: PageContext, list: Row[]): Promise<Writte
 
 /**
  * Pending → posted: a new posted row naming the pending row it replaces
- * (pendingTransactionId) takes over what people gave the pending row: a
- * category a person or an agent chose, tags, metadata, the counterparty, the
- * comments (moved), and its deletion if a person deleted it. The pending row
- * is found whether it is still live or was already removed by an earlier
- * page (removed rows are kept for this); a live one is removed now. Returns
- * the pending rows removed here.
+ * (pendingTransactionId) takes over what people and rules gave the pending
+ * row: a category a person, an agent or a rule chose, tags, metadata, the
+ * counterparty, the comments (moved), and its deletion if a person deleted
+ * it. The pending row is found whether it is still live or was already
+ * removed by an earlier page (removed rows are kept for this); a live one is
+ * removed now. Returns the posted rows that took a pending row over, and the
+ * pending rows removed here.
  */
-async function carryOver(tx: Em, ctx: PageContext, successors: Row[], idByKey: Map<string, string>): Promise<string[]> {
+async function carryOver(
+  tx: Em,
+  ctx: PageContext,
+  successors: Row[],
+  idByKey: Map<string, string>,
+): Promise<{ successors: string[]; live: string[] }> {
   const pairs = await query<{ new_id: string; old_id: string; old_short_id: string; comments: number; live: boolean }>(
     tx,
     `with pairs as (
@@ -276,9 +304,9 @@ async function carryOver(tx: Em, ctx: PageContext, successors: Row[], idByKey: M
        where p.id <> x.new_id
      ), carried as (
        update transactions n set
-         category_id = case when pairs.category_source in ('user', 'agent') then pairs.category_id
+         category_id = case when pairs.category_source in ('user', 'agent', 'rule') then pairs.category_id
            else n.category_id end,
-         category_source = case when pairs.category_source in ('user', 'agent') then pairs.category_source
+         category_source = case when pairs.category_source in ('user', 'agent', 'rule') then pairs.category_source
            else n.category_source end,
          tag_ids = array(select distinct u from unnest(n.tag_ids || pairs.tag_ids) u order by u),
          metadata = pairs.metadata || n.metadata,
@@ -301,7 +329,7 @@ async function carryOver(tx: Em, ctx: PageContext, successors: Row[], idByKey: M
     ],
     { bound: true },
   );
-  if (pairs.length === 0) return [];
+  if (pairs.length === 0) return { successors: [], live: [] };
   const live = pairs.filter((p) => p.live).map((p) => p.old_id);
   if (live.length) {
     await query(
@@ -322,7 +350,7 @@ async function carryOver(tx: Em, ctx: PageContext, successors: Row[], idByKey: M
       details: { from_transaction_id: p.old_short_id, comments: p.comments },
     })),
   );
-  return live;
+  return { successors: pairs.map((p) => p.new_id), live };
 }
 
 /** The rows the provider says are gone (its removal feed), unless a person deleted them already. */
