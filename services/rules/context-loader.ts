@@ -129,7 +129,13 @@ type Row = TransactionContext & {
  * `full` adds what writing needs (the UUID and the row version); a scan that
  * only judges rows names them by short id.
  */
-export function contextSql(groups: ReadonlySet<Group>, where: string, tail = "", full = true): string {
+export function contextSql(
+  groups: ReadonlySet<Group>,
+  where: string,
+  tail = "",
+  full = true,
+  from = "transactions t",
+): string {
   // The date as a day number: far cheaper for PostgreSQL to produce than text, and for us to take apart.
   const cols = [`t.short_id as "shortId"`, "t.date - date '1970-01-01' as day"];
   if (full) cols.push("t.id", "t.seq::text as seq");
@@ -140,7 +146,7 @@ export function contextSql(groups: ReadonlySet<Group>, where: string, tail = "",
     groups.has("counterparty") ? "left join counterparties cp on cp.id = t.counterparty_id" : "",
     groups.has("series") ? "left join series s on s.id = t.series_id" : "",
   ];
-  return `select ${cols.join(", ")} from transactions t ${joins.join(" ")} where ${where} ${tail}`;
+  return `select ${cols.join(", ")} from ${from} ${joins.join(" ")} where ${where} ${tail}`;
 }
 
 /**
@@ -209,6 +215,65 @@ export async function loadContexts(
   );
   const rows = await query<Row>(em, sql, [pgArray(ids)]);
   return rows.map(loader(ALL_GROUPS, maps));
+}
+
+/** A transaction about to be inserted (by a sync page), with the values it will be stored with. */
+export interface NewTransactionValues {
+  id: string;
+  shortId: string;
+  accountId: string;
+  /** Canonical decimal text, e.g. "12.50". */
+  amount: string;
+  /** YYYY-MM-DD. */
+  date: string;
+  provider: string;
+  providerName: string;
+  providerMerchantName: string | null;
+  providerCategoryPrimary: string | null;
+  providerCategoryDetailed: string | null;
+  pending: boolean;
+  categoryId: string | null;
+  categorySource: CategorySource | null;
+}
+
+/**
+ * The full contexts of transactions not stored yet, as they will be once
+ * inserted with these values (no tags, metadata, counterparty or series
+ * yet). The same query and row mapping as loadContexts, over the values in
+ * place of the table, so a new row is judged exactly as its stored self
+ * would be.
+ */
+export async function loadNewContexts(
+  em: Em,
+  rows: readonly NewTransactionValues[],
+  maps: ReferenceMaps,
+): Promise<LoadedTransaction[]> {
+  if (rows.length === 0) return [];
+  const from = `(select x.id, x.short_id, x.account_id, x.amount, x.date, x.provider, x.provider_name,
+      x.provider_merchant_name, x.provider_category_primary, x.provider_category_detailed, x.pending,
+      x.category_id, x.category_source, 0::bigint as seq, '{}'::uuid[] as tag_ids, '{}'::jsonb as metadata,
+      null::uuid as counterparty_id, null::uuid as series_id
+    from jsonb_to_recordset(?::jsonb) as x(id uuid, short_id text, account_id uuid, amount numeric(12,2), date date,
+      provider text, provider_name text, provider_merchant_name text, provider_category_primary text,
+      provider_category_detailed text, pending boolean, category_id uuid, category_source text)) t`;
+  const sql = contextSql(ALL_GROUPS, "true", "order by t.id", true, from);
+  const values = rows.map((r) => ({
+    id: r.id,
+    short_id: r.shortId,
+    account_id: r.accountId,
+    amount: r.amount,
+    date: r.date,
+    provider: r.provider,
+    provider_name: r.providerName,
+    provider_merchant_name: r.providerMerchantName,
+    provider_category_primary: r.providerCategoryPrimary,
+    provider_category_detailed: r.providerCategoryDetailed,
+    pending: r.pending,
+    category_id: r.categoryId,
+    category_source: r.categorySource,
+  }));
+  const found = await query<Row>(em, sql, [JSON.stringify(values)]);
+  return found.map(loader(ALL_GROUPS, maps));
 }
 
 /**

@@ -5,7 +5,8 @@ import { retryOnShortIdClash } from "../ids/insert.js";
 import { newShortId } from "../ids/short-id.js";
 import type { Actor } from "../ledger/actor.js";
 import { recordAnnotations } from "../ledger/annotations.js";
-import { applyRulesOnSync, type RunSummary } from "../rules/runner.js";
+import type { NewTransactionValues } from "../rules/context-loader.js";
+import { PageRules, type RunSummary } from "../rules/runner.js";
 import { canonicalAmount } from "../shared/validate.js";
 import type { ProviderName, ProviderTransaction, SyncPage } from "./providers/provider.js";
 import { cleanText, type SyncedAccount } from "./sync-accounts.js";
@@ -58,6 +59,8 @@ export class CursorMoved extends Error {
 }
 
 interface Row {
+  /** The UUID the row gets if it is new (a stored row keeps its own). */
+  id: string;
   accountId: string;
   ptid: string;
   amount: string;
@@ -88,6 +91,7 @@ function normalise(ctx: PageContext, t: ProviderTransaction): Row | { reason: st
   const primary = cleanText(t.categoryPrimary, 200);
   const detailed = cleanText(t.categoryDetailed, 200);
   return {
+    id: crypto.randomUUID(),
     accountId: account.id,
     ptid,
     amount: canonicalAmount(t.amount),
@@ -142,7 +146,14 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
     if (!conn || conn.status === "disconnected") throw new ConnectionGone();
     if (conn.cursor !== ctx.cursorBefore) throw new CursorMoved();
 
-    const written = list.length ? await upsertRows(tx, ctx, list) : [];
+    // The rows that are new (and continue no pending row) are judged by the rules before they are
+    // written, so they are inserted as the rules leave them, never written twice.
+    const stored = list.length ? await storedKeys(tx, ctx, list) : new Set<string>();
+    const unseen = list.filter((r) => !r.pendingPtid && !stored.has(keyOf(r.accountId, r.ptid)));
+    const rules = await PageRules.prepare(tx, unseen.map(newValues(ctx)), ctx.actor);
+    const judged = new Set(unseen.map((r) => r.id));
+
+    const written = list.length ? await upsertRows(tx, ctx, list, rules) : [];
     const insertedIds = written.filter((w) => w.inserted).map((w) => w.id);
     const updatedIds = written.filter((w) => !w.inserted).map((w) => w.id);
     const idByKey = new Map(written.map((w) => [keyOf(w.account_id, w.provider_transaction_id), w.id]));
@@ -179,16 +190,13 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
     await query(tx, `update connections set cursor = ? where id = ?`, [page.nextCursor, ctx.connectionId]);
     // A posted row that took over its pending row continues that transaction (pending → posted is a
     // change of its provider data): on_create rules ran on the pending row, so they do not run again.
+    // Last: it locks the rules whose hit counts it adds until the page commits.
     const continued = new Set(carried.successors);
-    const rules = await applyRulesOnSync(
-      tx,
-      {
-        created: insertedIds.filter((id) => !continued.has(id)),
-        changed: [...updatedIds, ...carried.successors],
-      },
-      ctx.actor,
-    );
-    // (Last: it locks the rules whose hit counts it adds until the page commits.)
+    const ruled = await rules.finish({
+      inserted: insertedIds.filter((id) => judged.has(id)),
+      created: insertedIds.filter((id) => !judged.has(id) && !continued.has(id)),
+      changed: [...updatedIds, ...carried.successors],
+    });
     return {
       added: insertedIds.length,
       modified: updatedIds.length,
@@ -198,7 +206,7 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
       insertedIds,
       updatedIds,
       removedIds,
-      rules,
+      rules: ruled,
     };
   });
 }
@@ -210,6 +218,41 @@ interface Written {
   inserted: boolean;
 }
 
+/** Which of the page's rows are stored already (live, removed or deleted), by keyOf. */
+async function storedKeys(tx: Em, ctx: PageContext, list: Row[]): Promise<Set<string>> {
+  const rows = await query<{ account_id: string; ptid: string }>(
+    tx,
+    `select t.account_id, t.provider_transaction_id as ptid
+     from unnest(?::uuid[], ?::text[]) as k(account_id, ptid)
+     join transactions t on t.account_id = k.account_id and t.provider = ? and t.provider_transaction_id = k.ptid`,
+    [pgArray(list.map((r) => r.accountId)), pgArray(list.map((r) => r.ptid)), ctx.provider],
+    { bound: true },
+  );
+  return new Set(rows.map((r) => keyOf(r.account_id, r.ptid)));
+}
+
+/** The category source of a row as the provider maps it: the provider's own, or none. */
+const providerSource = (r: Row) => (r.categoryId === null ? null : ("system" as const));
+
+/** A new row as the rules judge it before it is inserted. */
+const newValues =
+  (ctx: PageContext) =>
+  (r: Row): NewTransactionValues => ({
+    id: r.id,
+    shortId: "",
+    accountId: r.accountId,
+    amount: r.amount,
+    date: r.date,
+    provider: ctx.provider,
+    providerName: r.name,
+    providerMerchantName: r.merchant,
+    providerCategoryPrimary: r.primary,
+    providerCategoryDetailed: r.detailed,
+    pending: r.pending,
+    categoryId: r.categoryId,
+    categorySource: providerSource(r),
+  });
+
 /** Who may be overridden by the provider's category: nobody chose one, or it was the provider's own. */
 const PROVIDER_OWNS_CATEGORY = `(t.category_source is null or t.category_source = 'system')`;
 
@@ -219,9 +262,12 @@ const PROVIDER_OWNS_CATEGORY = `(t.category_source is null or t.category_source 
  * stays deleted); a row the provider removed comes back when the provider
  * sends it again. Rows that did not change are not written (and not
  * returned). The category follows the provider's only while nobody else chose one.
+ * A new row is inserted with what the rules made of it (`rules.valuesOf`).
  */
-async function upsertRows(tx: Em, ctx: PageContext, list: Row[]): Promise<Written[]> {
+async function upsertRows(tx: Em, ctx: PageContext, list: Row[], rules: PageRules): Promise<Written[]> {
+  const ruled = list.map((r) => rules.valuesOf(r.id));
   const arrays = [
+    pgArray(list.map((r) => r.id)),
     pgArray(list.map((r) => r.accountId)),
     pgArray(list.map((r) => r.amount)),
     pgArray(list.map((r) => r.currency)),
@@ -233,7 +279,11 @@ async function upsertRows(tx: Em, ctx: PageContext, list: Row[]): Promise<Writte
     pgArray(list.map((r) => r.primary)),
     pgArray(list.map((r) => r.detailed)),
     pgArray(list.map((r) => (r.pending ? "t" : "f"))),
-    pgArray(list.map((r) => r.categoryId)),
+    pgArray(list.map((r, i) => (ruled[i] ? ruled[i].categoryId : r.categoryId))),
+    pgArray(list.map((r, i) => (ruled[i] ? ruled[i].categorySource : providerSource(r)))),
+    pgArray(ruled.map((v) => (v && v.tagIds.length ? `{${v.tagIds.join(",")}}` : "{}"))),
+    pgArray(ruled.map((v) => (v ? JSON.stringify(v.metadata) : "{}"))),
+    pgArray(ruled.map((v) => v?.counterpartyId ?? null)),
   ];
   return retryOnShortIdClash(() =>
     tx.transactional((sp) =>
@@ -241,14 +291,15 @@ async function upsertRows(tx: Em, ctx: PageContext, list: Row[]): Promise<Writte
         sp,
         `insert into transactions as t (id, short_id, account_id, amount, iso_currency_code, date, authorized_date,
            provider, provider_transaction_id, provider_name, provider_merchant_name, provider_category_primary,
-           provider_category_detailed, pending, category_id, category_source)
-         select gen_random_uuid(), x.short_id, x.account_id, x.amount, x.ccy, x.date, x.authorized_date, ?, x.ptid,
-           x.name, x.merchant, x.cat_primary, x.cat_detailed, x.pending, x.category_id,
-           case when x.category_id is null then null else 'system' end
-         from unnest(?::text[], ?::uuid[], ?::numeric[], ?::text[], ?::date[], ?::date[], ?::text[], ?::text[],
-           ?::text[], ?::text[], ?::text[], ?::boolean[], ?::uuid[])
-           as x(short_id, account_id, amount, ccy, date, authorized_date, ptid, name, merchant, cat_primary,
-             cat_detailed, pending, category_id)
+           provider_category_detailed, pending, category_id, category_source, tag_ids, metadata, counterparty_id)
+         select x.id, x.short_id, x.account_id, x.amount, x.ccy, x.date, x.authorized_date, ?, x.ptid,
+           x.name, x.merchant, x.cat_primary, x.cat_detailed, x.pending, x.category_id, x.category_source,
+           x.tag_ids::uuid[], x.metadata::jsonb, x.counterparty_id
+         from unnest(?::text[], ?::uuid[], ?::uuid[], ?::numeric[], ?::text[], ?::date[], ?::date[], ?::text[],
+           ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[], ?::uuid[], ?::text[], ?::text[], ?::text[],
+           ?::uuid[])
+           as x(short_id, id, account_id, amount, ccy, date, authorized_date, ptid, name, merchant, cat_primary,
+             cat_detailed, pending, category_id, category_source, tag_ids, metadata, counterparty_id)
          on conflict (account_id, provider, provider_transaction_id) do update set
            amount = excluded.amount, iso_currency_code = excluded.iso_currency_code, date = excluded.date,
            authorized_date = excluded.authorized_date, provider_name = excluded.provider_name,
