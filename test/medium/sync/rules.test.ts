@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { query } from "../../../services/db/sql.js";
 import { setTransactionCategory } from "../../../services/ledger/transactions/categorize.js";
+import { insertTransactions } from "../../../services/ledger/transactions/insert.js";
 import { previewRule } from "../../../services/rules/preview.js";
-import { annotationsOf, newRule, ruleRow } from "../../helpers/rules.js";
+import { applyRulesOnSync } from "../../../services/rules/runner.js";
+import { annotationsOf, newRule, ruleRow, syncActor, txRow } from "../../helpers/rules.js";
 import { tx } from "../../helpers/scripted-provider.js";
 import { OPERATOR, storedTransactions, syncWorld, type SyncWorld } from "../../helpers/sync.js";
 
@@ -187,6 +189,122 @@ describe("rules at sync", () => {
     // A later sync with nothing new runs no rule again.
     expect(await w.engine.run(id, { trigger: "manual" })).toMatchObject({ status: "success", pages: 0 });
     expect((await ruleRow(em(), rule)).hit_count).toBe(2);
+  });
+
+  it("judge a page's new rows before inserting them exactly as they would be judged once stored", async () => {
+    const { em, id, provider } = await world();
+    const cp = await query<{ id: string }>(
+      em(),
+      `insert into counterparties (id, short_id, name) values (gen_random_uuid(), 'cpBlue01', 'Blue Bottle')
+       returning id`,
+    );
+    // Rules on every kind of field the sync path builds before the insert, chained through what earlier ones set.
+    const specs = [
+      { field: "account_name", op: "contains", value: "acc-1" },
+      { field: "user_name", op: "eq", value: "ann" },
+      { field: "day_of_week", op: "eq", value: 7 },
+      { field: "amount", op: "between", min: -5, max: 10 },
+      { field: "pending", op: "eq", value: true },
+      { field: "provider_category_detailed", op: "contains", value: "coffee" },
+      { field: "category", op: "eq", value: "food_and_drink_coffee" },
+      { field: "provider", op: "eq", value: "plaid" },
+      { field: "provider_merchant_name", op: "matches", value: "^Blue" },
+      { field: "in_series", op: "eq", value: false },
+    ];
+    for (const [i, conditions] of specs.entries()) {
+      await newRule(em(), {
+        priority: 10 + i,
+        conditions,
+        actions: [{ type: "set_metadata", key: `r${i}`, value: i }],
+      });
+    }
+    await newRule(em(), {
+      priority: 30,
+      conditions: { field: "metadata.r8", op: "exists" },
+      actions: [
+        { type: "assign_counterparty", counterparty_id: "cpBlue01" },
+        { type: "add_comment", content: "blue" },
+      ],
+    });
+    await newRule(em(), {
+      priority: 31,
+      conditions: {
+        and: [
+          { field: "counterparty", op: "eq", value: "blue bottle" },
+          { field: "tags", op: "contains", value: "needs_review" },
+        ],
+      },
+      actions: [
+        { type: "set_category", category_slug: "food_and_drink_restaurants" },
+        { type: "flag", reason: "x" },
+      ],
+    });
+    const rows = Array.from({ length: 24 }, (_, i) =>
+      tx(`n${i}`, {
+        name: ["BLUE BOTTLE 1", "Corner shop", "Cafe"][i % 3],
+        merchantName: i % 2 ? "Blue Bottle" : null,
+        amount: ["4.50", "-3.00", "12.00", "10.00"][i % 4],
+        date: ["2026-03-01", "2026-03-02", "2026-03-08"][i % 3],
+        pending: i % 5 === 0,
+        categoryPrimary: "FOOD_AND_DRINK",
+        categoryDetailed: i % 4 ? "FOOD_AND_DRINK_COFFEE" : "FOOD_AND_DRINK_RESTAURANT",
+      }),
+    );
+    provider.push({ added: rows });
+    await w.engine.run(id, { trigger: "initial" });
+    const synced = await storedTransactions(w.orm);
+
+    // The same rows inserted as they were before the rules, then judged once stored (applyRulesOnSync).
+    const [{ account_id }] = await query<{ account_id: string }>(em(), `select account_id from transactions limit 1`);
+    const copies = await insertTransactions(
+      em(),
+      [...synced.values()].map((t) => ({
+        accountId: account_id,
+        amount: t.amount,
+        isoCurrencyCode: "USD",
+        date: t.date,
+        provider: "plaid",
+        providerTransactionId: `copy-${t.provider_transaction_id}`,
+        providerName: t.provider_name,
+        providerMerchantName: rows.find((r) => r.providerTransactionId === t.provider_transaction_id)!.merchantName,
+        providerCategoryPrimary: t.provider_category_primary,
+        providerCategoryDetailed: rows.find((r) => r.providerTransactionId === t.provider_transaction_id)!
+          .categoryDetailed,
+        pending: t.pending,
+        categoryId: null,
+        categorySource: null,
+      })),
+    );
+    // The copies take the category the sync mapped from the provider (before any rule changed it).
+    await query(
+      em(),
+      `update transactions c set category_id = coalesce(pre.id, o.category_id),
+         category_source = coalesce(a.details->>'previous_source', o.category_source)
+       from transactions o
+       left join annotations a on a.transaction_id = o.id and a.action = 'category_set'
+       left join categories pre on pre.slug = a.details->>'from'
+       where c.provider_transaction_id = 'copy-' || o.provider_transaction_id`,
+    );
+    await em().transactional((t) => applyRulesOnSync(t, { created: copies, changed: [] }, syncActor));
+    const after = await storedTransactions(w.orm);
+    const noteKinds = async (txId: string) =>
+      (await annotationsOf(em(), txId))
+        .filter((n) => n.details.rule_name !== undefined)
+        .map((n) => `${n.action}:${String(n.details.rule_name)}`)
+        .sort();
+    let metadataSeen = 0;
+    for (const r of rows) {
+      const original = after.get(r.providerTransactionId)!;
+      const copy = after.get(`copy-${r.providerTransactionId}`)!;
+      const [a, b] = [await txRow(em(), original.id), await txRow(em(), copy.id)];
+      expect(a, r.providerTransactionId).toEqual(b);
+      expect(await noteKinds(original.id)).toEqual(await noteKinds(copy.id));
+      metadataSeen += Object.keys(a.metadata).length;
+    }
+    // The rules did fire on a good share of fields and rows (the comparison is not vacuous).
+    expect(metadataSeen).toBeGreaterThan(60);
+    expect(after.get("n1")).toMatchObject({ category: "food_and_drink_restaurants" });
+    expect((await txRow(em(), after.get("n1")!.id)).counterparty_id).toBe(cp[0].id);
   });
 
   it("preview and sync agree on the same data: the rows preview matches are the rows the sync changed", async () => {
