@@ -356,7 +356,17 @@ async function writeSeries(tx: Em, results: Outcome[], actor: Actor): Promise<vo
     if (!g) groups.set(key, (g = { o: r.series, ids: [] }));
     g.ids.push(t.id);
   }
-  for (const { o, ids } of groups.values()) {
+  if (groups.size === 0) return;
+  // assignSeries refuses a deleted row; one removed since it was judged is simply left out.
+  const live = new Set(
+    (
+      await query<{ id: string }>(tx, `select id from transactions where id = any(?::uuid[]) and deleted_at is null`, [
+        pgArray([...groups.values()].flatMap((g) => g.ids)),
+      ])
+    ).map((r) => r.id),
+  );
+  for (const { o, ids: all } of groups.values()) {
+    const ids = all.filter((id) => live.has(id));
     for (let i = 0; i < ids.length; i += MAX_SERIES_IDS) {
       await assignSeries(tx, actor, {
         ...o.target,

@@ -192,6 +192,8 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
     // change of its provider data): on_create rules ran on the pending row, so they do not run again.
     // Last: it locks the rules whose hit counts it adds until the page commits.
     const continued = new Set(carried.successors);
+    // A row judged and inserted, even one this page then removed, was written as the rules left it:
+    // its changes are annotated and its matches counted.
     const ruled = await rules.finish({
       inserted: insertedIds.filter((id) => judged.has(id)),
       created: insertedIds.filter((id) => !judged.has(id) && !continued.has(id)),

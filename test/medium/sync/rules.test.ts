@@ -307,6 +307,49 @@ describe("rules at sync", () => {
     expect((await txRow(em(), after.get("n1")!.id)).counterparty_id).toBe(cp[0].id);
   });
 
+  it("put new rows into a series by rule at sync, but not a row the same page removed", async () => {
+    const { em, id, provider } = await world();
+    const rule = await newRule(em(), {
+      conditions: { field: "provider_name", op: "contains", value: "gym" },
+      actions: [
+        { type: "assign_series", series_name: "Gym", create_if_missing: true },
+        { type: "add_tag", tag_slug: "business" },
+      ],
+    });
+    const later = await newRule(em(), {
+      priority: 200,
+      conditions: { field: "in_series", op: "eq", value: true },
+      actions: [{ type: "set_metadata", key: "recurring", value: true }],
+    });
+    provider.push({
+      added: [tx("g1", { name: "GYM CLUB" }), tx("g2", { name: "GYM CLUB" }), tx("gone", { name: "GYM CLUB" })],
+      removed: [{ providerAccountId: "acc-1", providerTransactionId: "gone" }],
+    });
+    await w.engine.run(id, { trigger: "initial" });
+    const series = await query<{ id: string; short_id: string }>(em(), `select id, short_id from series`);
+    expect(series).toHaveLength(1);
+    const rows = await storedTransactions(w.orm);
+    const inSeries = await query<{ provider_transaction_id: string }>(
+      em(),
+      `select provider_transaction_id from transactions where series_id = ? order by 1`,
+      [series[0].id],
+    );
+    expect(inSeries.map((r) => r.provider_transaction_id)).toEqual(["g1", "g2"]);
+    expect(rows.get("g1")).toMatchObject({ tags: ["business", "needs_review"], metadata: { recurring: true } });
+    const notes = await annotationsOf(em(), rows.get("g1")!.id);
+    expect(notes.find((n) => n.action === "series_assigned")!.details).toMatchObject({
+      series_id: series[0].short_id,
+      series_name: "Gym",
+      rule_name: expect.any(String),
+    });
+    // A row the same page removed was written as the rules left it (and annotated), but joins no series.
+    expect(rows.get("gone")).toMatchObject({ deleted: true, tags: ["business", "needs_review"] });
+    const goneNotes = (await annotationsOf(em(), rows.get("gone")!.id)).map((n) => n.action);
+    expect(goneNotes).toContain("tag_added");
+    expect(goneNotes).not.toContain("series_assigned");
+    expect([(await ruleRow(em(), rule)).hit_count, (await ruleRow(em(), later)).hit_count]).toEqual([3, 3]);
+  });
+
   it("preview and sync agree on the same data: the rows preview matches are the rows the sync changed", async () => {
     const { em, id, provider } = await world();
     const conditions = {
