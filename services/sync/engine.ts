@@ -159,7 +159,7 @@ export class SyncEngine {
     for (const hook of this.deps.hooks) {
       if (!hook.afterSync) continue;
       await hook
-        .afterSync({ connectionId: conn.id, syncLogId, trigger: opts.trigger, ...counts })
+        .afterSync({ connectionId: conn.id, syncLogId, trigger: opts.trigger, ...counts, em: this.em() })
         .catch((e: unknown) => this.deps.log.error({ err: safeErr(e), hook: hook.name }, "post-sync hook failed"));
     }
     return { status: "success", syncLogId, ...counts };
