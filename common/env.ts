@@ -68,6 +68,8 @@ export interface TellerEnv {
   /** The application's client certificate and key (PEM); required outside the sandbox. */
   certificate: string | null;
   privateKey: string | null;
+  /** CA certificates (PEM) trusted for Teller's server instead of Node's roots, e.g. a local test server's CA. */
+  ca: string | null;
   /** Webhook signing secrets (two during a rotation). */
   webhookSecrets: string[];
 }
@@ -227,6 +229,7 @@ function tellerEnv(env: Env): TellerEnv | null {
     baseUrl: httpUrl(env, "TELLER_BASE_URL", "https://api.teller.io"),
     certificate,
     privateKey,
+    ca: pem(env, "TELLER_CA"),
     webhookSecrets: (raw(env, "TELLER_WEBHOOK_SECRETS") ?? "")
       .split(",")
       .map((s) => s.trim())

@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: { connect: Code.Internal, http: 500 },
   UNAVAILABLE: { connect: Code.Unavailable, http: 503 },
   UNSUPPORTED_MEDIA_TYPE: { connect: Code.InvalidArgument, http: 415 },
+  NOT_ACCEPTABLE: { connect: Code.InvalidArgument, http: 406 },
   UPSTREAM_TIMEOUT: { connect: Code.DeadlineExceeded, http: 504 },
   INVALID_REQUEST: { connect: Code.InvalidArgument, http: 400 },
   HEADERS_TOO_LARGE: { connect: Code.ResourceExhausted, http: 431 },

@@ -31,6 +31,8 @@ import { previewRule } from "../../services/rules/preview.js";
 import { loadReferenceMaps } from "../../services/rules/references.js";
 import { createRule, loadEnabledRules } from "../../services/rules/rules.js";
 import { applyRulesOnSync } from "../../services/rules/runner.js";
+import { applyPage, type PageContext } from "../../services/sync/apply-page.js";
+import type { ProviderTransaction } from "../../services/sync/providers/provider.js";
 import { summarize } from "../stats.js";
 import { arg, benchDatabaseUrl } from "../transactions/bench-db.js";
 
@@ -347,6 +349,7 @@ async function benchPipeline(em: Em): Promise<void> {
         `${rate(againMs)} transactions/s\n`,
     );
     await benchEvaluation(em, ids);
+    await benchSyncPath(em, source, user.id);
   } finally {
     await query(em, `delete from transaction_versions where id = any(?::uuid[])`, [pgArray(ids)]);
     await query(em, `delete from transactions where account_id = ?`, [accountId]);
@@ -363,12 +366,147 @@ async function benchPipeline(em: Em): Promise<void> {
   }
 }
 
+/**
+ * The rules in the sync path: the same transactions as provider rows, committed by the sync engine's
+ * applyPage in pages of `--page` (upsert, carry-over, removals, cursor, sync log, and the rules in the
+ * same database transaction). Once with every rule disabled and once with the 200 enabled, as new
+ * rows; then the rows again as modified by the provider (new amounts) with the 200 rules. The
+ * rules' cost in the sync path is the difference between the two runs of new rows.
+ */
+async function benchSyncPath(
+  em: Em,
+  source: {
+    provider_name: string;
+    provider_merchant_name: string | null;
+    amount: string;
+    date: string;
+    provider_category_primary: string | null;
+    pending: boolean;
+  }[],
+  userId: string,
+): Promise<void> {
+  const connectionId = crypto.randomUUID();
+  const accountId = crypto.randomUUID();
+  const syncLogId = crypto.randomUUID();
+  await query(
+    em,
+    `insert into connections (id, short_id, user_id, provider, credentials, cursor)
+     values (?, 'benchSyn', ?, 'plaid', '\\x00'::bytea, null)`,
+    [connectionId, userId],
+  );
+  await query(
+    em,
+    `insert into accounts (id, short_id, user_id, connection_id, provider, provider_account_id, name, type,
+       iso_currency_code)
+     values (?, 'benchSyA', ?, ?, 'plaid', 'bench-acc', 'Sync bench', 'depository', 'USD')`,
+    [accountId, userId, connectionId],
+  );
+  await query(
+    em,
+    `insert into sync_logs (id, short_id, connection_id, trigger, status)
+     values (?, 'benchSyL', ?, 'manual', 'running')`,
+    [syncLogId, connectionId],
+  );
+  const ctx: PageContext = {
+    connectionId,
+    provider: "plaid",
+    syncLogId,
+    cursorBefore: null,
+    accounts: new Map([["bench-acc", { id: accountId, isoCurrencyCode: "USD" }]]),
+    categoryOf: () => null,
+    actor,
+    loggedSkips: 0,
+  };
+  const rows = (prefix: string, cents = 0): ProviderTransaction[] =>
+    source.map((t, i) => ({
+      providerAccountId: "bench-acc",
+      providerTransactionId: `${prefix}-${i}`,
+      amount: cents === 0 ? t.amount : ((Math.round(Number(t.amount) * 100) + cents) / 100).toFixed(2),
+      isoCurrencyCode: "USD",
+      date: t.date,
+      authorizedDate: null,
+      name: t.provider_name,
+      merchantName: t.provider_merchant_name,
+      categoryPrimary: t.provider_category_primary,
+      categoryDetailed: null,
+      pending: t.pending,
+      pendingTransactionId: null,
+    }));
+  let cursor = 0;
+  const sync = async (list: ProviderTransaction[], kind: "added" | "modified") => {
+    const statements = timeStatements(em);
+    statements.on = true;
+    let ms = 0;
+    const totals = { matched: 0, changed: 0 };
+    for (let i = 0; i < list.length; i += PAGE) {
+      const page = list.slice(i, i + PAGE);
+      const t0 = performance.now();
+      const r = await applyPage(em.fork(), ctx, {
+        added: kind === "added" ? page : [],
+        modified: kind === "modified" ? page : [],
+        removed: [],
+        windows: [],
+        skipped: [],
+        nextCursor: String(++cursor),
+      });
+      ms += performance.now() - t0;
+      ctx.cursorBefore = String(cursor);
+      totals.matched += r.rules.matched;
+      totals.changed += r.rules.changed;
+    }
+    statements.restore();
+    const sql = [...statements.byKind]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${s(v)}`)
+      .join(", ");
+    return { ms, ...totals, sql };
+  };
+  const enabled = await query<{ id: string }>(em, `select id from rules where enabled`);
+  const enable = () =>
+    query(em, `update rules set enabled = true where id = any(?::uuid[])`, [pgArray(enabled.map((r) => r.id))]);
+  try {
+    await query(em, `update rules set enabled = false`);
+    const bare = await sync(rows("sync-bare"), "added");
+    const bareModified = await sync(rows("sync-bare", 1), "modified");
+    await enable();
+    const ruled = await sync(rows("sync-ruled"), "added");
+    const modified = await sync(rows("sync-ruled", 1), "modified");
+    const rate = (ms: number) => Math.round(source.length / (ms / 1000));
+    const line = (label: string, r: Awaited<ReturnType<typeof sync>>, rules: boolean) =>
+      `  ${label}: ${s(r.ms)}: ${rate(r.ms)} transactions/s` +
+      (rules ? ` (${r.matched} matched a rule, ${r.changed} changed)` : "") +
+      `\n    SQL: ${r.sql}\n`;
+    const share = (label: string, extra: number) =>
+      `  ${label}: ${s(extra)}: ${rate(extra)} transactions/s ` +
+      `(target >= 20000: ${rate(extra) >= 20000 ? "met" : "MISSED"})\n`;
+    process.stdout.write(
+      `\nsync path (applyPage, pages of ${PAGE}), ${source.length} transactions each run:\n` +
+        line("new rows, every rule disabled", bare, false) +
+        line(`new rows, ${enabled.length} rules`, ruled, true) +
+        share("  the rules' share on new rows", ruled.ms - bare.ms) +
+        line("the same rows modified by the provider (new amounts), every rule disabled", bareModified, false) +
+        line(`the same rows modified by the provider, ${enabled.length} rules`, modified, true) +
+        share("  the rules' share on modified rows", modified.ms - bareModified.ms),
+    );
+  } finally {
+    await enable();
+    const ids = await query<{ id: string }>(em, `select id from transactions where account_id = ?`, [accountId]);
+    await query(em, `delete from transaction_versions where id = any(?::uuid[])`, [pgArray(ids.map((r) => r.id))]);
+    await query(em, `delete from transactions where account_id = ?`, [accountId]);
+    await query(em, `delete from accounts where id = ?`, [accountId]);
+    await query(em, `delete from sync_logs where id = ?`, [syncLogId]);
+    await query(em, `delete from connections where id = ?`, [connectionId]);
+  }
+}
+
 /** Time spent in SQL while `on`, by kind of statement (wraps the ORM's connection for the benchmark). */
 function timeStatements(em: Em) {
   const conn = em.getConnection() as unknown as { execute: (...args: unknown[]) => Promise<unknown> };
   const original = conn.execute;
   const kinds: [RegExp, string][] = [
     [/^\s*update transactions/, "updating rows"],
+    [/^\s*insert into transactions/, "upserting rows"],
+    [/^\s*select t\.account_id, t\.provider_transaction_id/, "stored keys"],
     [/^\s*insert into annotations/, "annotations"],
     [/^\s*select t\.short_id/, "reading rows"],
     [/^\s*select r\.id/, "reading rules"],

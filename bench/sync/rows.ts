@@ -49,3 +49,39 @@ export function benchRows(n: number): BenchRow[] {
 export function benchCsv(rows: BenchRow[]): string {
   return ["Date,Description,Amount", ...rows.map((r) => `${r.date},"${r.description}",${r.amount}`)].join("\n");
 }
+
+/**
+ * One row as the sync engine writes it into `transactions`: the floor inserts
+ * exactly these columns for the same rows a source ingests, so the ratio
+ * compares like with like (merchant names and categories cost index and
+ * foreign-key work that a bare description does not).
+ */
+export interface FloorRow {
+  ptid: string;
+  amount: string;
+  date: string;
+  authorizedDate: string | null;
+  name: string;
+  merchant: string | null;
+  primary: string | null;
+  detailed: string | null;
+  /** The taxonomy category the engine maps the provider's to, if any. */
+  categorySlug: string | null;
+  pending: boolean;
+}
+
+/** The CSV rows as the engine stores them: the description is the name; no merchant, no category. */
+export function csvFloorRows(rows: BenchRow[]): FloorRow[] {
+  return rows.map((r) => ({
+    ptid: r.key,
+    amount: r.amount,
+    date: r.date,
+    authorizedDate: null,
+    name: r.description,
+    merchant: null,
+    primary: null,
+    detailed: null,
+    categorySlug: null,
+    pending: false,
+  }));
+}

@@ -1,7 +1,9 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import type { IncomingHttpHeaders } from "node:http";
 import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
-import { envelope, mapAndLog } from "../shared/error-map.js";
+import { envelope, mapAndLog, type MappedError } from "../shared/error-map.js";
 import { registerHealth } from "../shared/health.js";
 import type { HostGuardConfig } from "../shared/host-guard.js";
 import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
@@ -16,6 +18,36 @@ export interface McpAppOptions {
   logStream?: LogStream;
   /** The DNS-rebinding guard's settings, with the allowed browser origins (from the environment as a process). */
   guard?: HostGuardConfig;
+}
+
+/** The SDK transport's own limit on a batch, refused here with the envelope. */
+const MAX_BATCH = 100;
+
+/**
+ * What the SDK's transport would refuse with a JSON-RPC error outside the
+ * envelope (its status, but a body no other Coffer error has), refused here
+ * the same way with the envelope: an Accept without both media types the
+ * protocol names, an MCP-Protocol-Version it does not speak, and a body that
+ * is no JSON-RPC 2.0 message or batch.
+ */
+function refusedByTransport(headers: IncomingHttpHeaders, body: object): MappedError | null {
+  const accept = headers.accept ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream"))
+    return envelope("NOT_ACCEPTABLE", "Accept must list both application/json and text/event-stream");
+  const version = headers["mcp-protocol-version"];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version)))
+    return envelope(
+      "INVALID_REQUEST",
+      `Unsupported MCP-Protocol-Version; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
+    );
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  if (
+    messages.length === 0 ||
+    messages.length > MAX_BATCH ||
+    !messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)
+  )
+    return envelope("INVALID_BODY", `The request body must be a JSON-RPC 2.0 message or a batch of 1 to ${MAX_BATCH}`);
+  return null;
 }
 
 /**
@@ -62,6 +94,8 @@ export async function buildMcpApp(opts: McpAppOptions) {
     } catch (e) {
       return send(reply, mapAndLog(e, req.log));
     }
+    const refused = refusedByTransport(req.headers, req.body);
+    if (refused) return send(reply, refused);
     const server = createMcpServer(opts.core, call, req.log);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();

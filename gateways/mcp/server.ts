@@ -1,7 +1,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema,
   ListToolsRequestSchema,
+  type CallToolRequest,
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -49,6 +49,15 @@ function describeIssues(error: z.ZodError): string {
 }
 
 /**
+ * tools/call as the handler is registered: params unchecked here, because the
+ * SDK parses a request against this schema before its own tools/call check, and
+ * a failure at that first parse was answered -32603 "internal error" carrying
+ * zod's issues (arguments that are not an object). The SDK's check, which runs
+ * next, answers a malformed call with -32602 invalid params instead.
+ */
+const ToolCallSchema = z.object({ method: z.literal("tools/call"), params: z.unknown() });
+
+/**
  * A fresh MCP server bound to one caller's key: stateless per request over
  * HTTP, one per process over stdio. Tools only translate; the core decides.
  *
@@ -69,7 +78,9 @@ export function createMcpServer(
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(listing) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(ToolCallSchema, async (call): Promise<CallToolResult> => {
+    // The SDK has checked it against its CallToolRequestSchema by now.
+    const request = call as CallToolRequest;
     const tool = byName.get(request.params.name);
     // An agent asking for a tool that does not exist is its mistake, not ours.
     if (!tool) return errorResult(envelope("NOT_FOUND", `Tool ${request.params.name} not found`));

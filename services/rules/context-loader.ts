@@ -4,7 +4,7 @@ import { pgArray, query } from "../db/sql.js";
 import type { CategorySource, TransactionContext } from "./engine/index.js";
 import type { TransactionState } from "./engine/pipeline.js";
 import { categorySlugOf, type ReferenceMaps } from "./references.js";
-import { seriesOf } from "./series.js";
+import { seriesConditionFields } from "../series/rules-hooks.js";
 
 /**
  * The one context loader: stored transactions → the contexts conditions are
@@ -109,7 +109,7 @@ const COLUMNS: Record<Group, string[]> = {
   tags: [`array_to_string(t.tag_ids, ',') as "tagIdsText"`],
   counterparty: [`t.counterparty_id as "counterpartyId"`, "cp.name as counterparty"],
   metadata: ["t.metadata"],
-  series: [],
+  series: [`s.short_id as "series"`],
 };
 
 /** A row as contextSql reads it: the context's fields, and what identifies and versions the row. */
@@ -129,7 +129,13 @@ type Row = TransactionContext & {
  * `full` adds what writing needs (the UUID and the row version); a scan that
  * only judges rows names them by short id.
  */
-export function contextSql(groups: ReadonlySet<Group>, where: string, tail = "", full = true): string {
+export function contextSql(
+  groups: ReadonlySet<Group>,
+  where: string,
+  tail = "",
+  full = true,
+  from = "transactions t",
+): string {
   // The date as a day number: far cheaper for PostgreSQL to produce than text, and for us to take apart.
   const cols = [`t.short_id as "shortId"`, "t.date - date '1970-01-01' as day"];
   if (full) cols.push("t.id", "t.seq::text as seq");
@@ -138,8 +144,9 @@ export function contextSql(groups: ReadonlySet<Group>, where: string, tail = "",
     groups.has("account") || groups.has("user") ? "join accounts a on a.id = t.account_id" : "",
     groups.has("user") ? "join users u on u.id = a.user_id" : "",
     groups.has("counterparty") ? "left join counterparties cp on cp.id = t.counterparty_id" : "",
+    groups.has("series") ? "left join series s on s.id = t.series_id" : "",
   ];
-  return `select ${cols.join(", ")} from transactions t ${joins.join(" ")} where ${where} ${tail}`;
+  return `select ${cols.join(", ")} from ${from} ${joins.join(" ")} where ${where} ${tail}`;
 }
 
 /**
@@ -157,8 +164,14 @@ const NO_STATE: TransactionState = Object.freeze({ categoryId: null, categorySou
 function loader(groups: ReadonlySet<Group>, maps: ReferenceMaps): (r: Row) => LoadedTransaction {
   const category = groups.has("category");
   const tags = groups.has("tags");
+  const series = groups.has("series");
   return (r) => {
     if (category) r.category = categorySlugOf(maps, r.categoryId ?? null);
+    if (series) {
+      const f = seriesConditionFields(r.series ?? null);
+      r.series = f.series;
+      r.inSeries = f.in_series;
+    }
     let tagIds = NO_TAGS;
     if (tags) {
       if (r.tagIdsText) tagIds = r.tagIdsText.split(",");
@@ -183,19 +196,6 @@ function loader(groups: ReadonlySet<Group>, maps: ReferenceMaps): (r: Row) => Lo
   };
 }
 
-async function withSeries(em: Em, loaded: LoadedTransaction[], groups: ReadonlySet<Group>): Promise<void> {
-  if (!groups.has("series") || loaded.length === 0) return;
-  const facts = await seriesOf(
-    em,
-    loaded.map((l) => l.id),
-  );
-  for (const l of loaded) {
-    const f = facts.get(l.id);
-    l.context.series = f?.series ?? "";
-    l.context.inSeries = f?.inSeries ?? false;
-  }
-}
-
 /**
  * The full contexts of these transactions (deleted ones are left out), in id
  * order. With `lock`, the rows stay locked until the surrounding database
@@ -214,9 +214,66 @@ export async function loadContexts(
     `order by t.id${opts.lock ? " for update of t" : ""}`,
   );
   const rows = await query<Row>(em, sql, [pgArray(ids)]);
-  const loaded = rows.map(loader(ALL_GROUPS, maps));
-  await withSeries(em, loaded, ALL_GROUPS);
-  return loaded;
+  return rows.map(loader(ALL_GROUPS, maps));
+}
+
+/** A transaction about to be inserted (by a sync page), with the values it will be stored with. */
+export interface NewTransactionValues {
+  id: string;
+  shortId: string;
+  accountId: string;
+  /** Canonical decimal text, e.g. "12.50". */
+  amount: string;
+  /** YYYY-MM-DD. */
+  date: string;
+  provider: string;
+  providerName: string;
+  providerMerchantName: string | null;
+  providerCategoryPrimary: string | null;
+  providerCategoryDetailed: string | null;
+  pending: boolean;
+  categoryId: string | null;
+  categorySource: CategorySource | null;
+}
+
+/**
+ * The full contexts of transactions not stored yet, as they will be once
+ * inserted with these values (no tags, metadata, counterparty or series
+ * yet). The same query and row mapping as loadContexts, over the values in
+ * place of the table, so a new row is judged exactly as its stored self
+ * would be.
+ */
+export async function loadNewContexts(
+  em: Em,
+  rows: readonly NewTransactionValues[],
+  maps: ReferenceMaps,
+): Promise<LoadedTransaction[]> {
+  if (rows.length === 0) return [];
+  const from = `(select x.id, x.short_id, x.account_id, x.amount, x.date, x.provider, x.provider_name,
+      x.provider_merchant_name, x.provider_category_primary, x.provider_category_detailed, x.pending,
+      x.category_id, x.category_source, 0::bigint as seq, '{}'::uuid[] as tag_ids, '{}'::jsonb as metadata,
+      null::uuid as counterparty_id, null::uuid as series_id
+    from jsonb_to_recordset(?::jsonb) as x(id uuid, short_id text, account_id uuid, amount numeric(12,2), date date,
+      provider text, provider_name text, provider_merchant_name text, provider_category_primary text,
+      provider_category_detailed text, pending boolean, category_id uuid, category_source text)) t`;
+  const sql = contextSql(ALL_GROUPS, "true", "order by t.id", true, from);
+  const values = rows.map((r) => ({
+    id: r.id,
+    short_id: r.shortId,
+    account_id: r.accountId,
+    amount: r.amount,
+    date: r.date,
+    provider: r.provider,
+    provider_name: r.providerName,
+    provider_merchant_name: r.providerMerchantName,
+    provider_category_primary: r.providerCategoryPrimary,
+    provider_category_detailed: r.providerCategoryDetailed,
+    pending: r.pending,
+    category_id: r.categoryId,
+    category_source: r.categorySource,
+  }));
+  const found = await query<Row>(em, sql, [JSON.stringify(values)]);
+  return found.map(loader(ALL_GROUPS, maps));
 }
 
 /**
@@ -241,8 +298,7 @@ export async function scanContexts(
   },
 ): Promise<void> {
   const groups = groupsFor(scan.fields);
-  // Series are looked up by transaction id.
-  const full = scan.withIds === true || groups.has("series");
+  const full = scan.withIds === true;
   const cursor = `rules_scan_${randomBytes(6).toString("hex")}`;
   await scan.beforeFetch?.();
   const select = contextSql(groups, `t.deleted_at is null and (${scan.where})`, "", full);
@@ -261,7 +317,6 @@ export async function scanContexts(
       if (rows.length === 0) return;
       next = fetch();
       const batch = rows.map(toLoaded);
-      await withSeries(tx, batch, groups);
       if ((await scan.onBatch(batch)) === false) return;
     }
   } finally {

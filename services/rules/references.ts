@@ -10,7 +10,7 @@ import {
   type MetadataScalar,
   type RuleAction,
 } from "./engine/index.js";
-import { findSeries } from "./series.js";
+import { findAssignTarget, parseAssignSeriesParams } from "../series/rules-hooks.js";
 
 /**
  * What rules refer to, resolved against the database: categories and tags
@@ -24,7 +24,9 @@ export type StoredAction =
   | { type: "set_category"; category_id: string | null }
   | { type: "add_tag" | "remove_tag"; tag_id: string }
   | { type: "assign_counterparty"; counterparty_id: string }
+  /** By the series' short id, or by name (created on first use with create_if_missing). */
   | { type: "assign_series"; series_id: string }
+  | { type: "assign_series"; series_name: string; create_if_missing?: true }
   | { type: "add_comment"; content: string }
   | { type: "set_metadata"; key: string; value: MetadataScalar }
   | { type: "remove_metadata"; key: string }
@@ -116,8 +118,23 @@ export async function storeActions(em: Em, actions: ActionInput[]): Promise<Stor
         break;
       }
       case "assign_series": {
-        const found = await findSeries(em, a.series_id);
-        if (!found) throw validation(`${at}: unknown series "${a.series_id}"`);
+        const { type: _, ...params } = a;
+        const target = parseAssignSeriesParams(params, at);
+        const found = await findAssignTarget(em, target);
+        if (target.seriesName !== undefined) {
+          if (!found && !target.createIfMissing) {
+            throw validation(
+              `${at}: no series is named "${target.seriesName}"; add create_if_missing: true to create it`,
+            );
+          }
+          stored.push({
+            type: a.type,
+            series_name: target.seriesName.trim(),
+            ...(target.createIfMissing ? { create_if_missing: true as const } : {}),
+          });
+          break;
+        }
+        if (!found) throw validation(`${at}: unknown series "${target.seriesId}"`);
         stored.push({ type: a.type, series_id: found.shortId });
         break;
       }
@@ -170,6 +187,14 @@ export async function runnableActions(em: Em, rules: StoredAction[][], maps: Ref
     em,
     rules.flat().flatMap((a) => (a.type === "assign_counterparty" ? [a.counterparty_id] : [])),
   );
+  const series = new Map<StoredAction, { id: string; shortId: string } | null>();
+  for (const a of rules.flat()) {
+    if (a.type !== "assign_series") continue;
+    series.set(
+      a,
+      await findAssignTarget(em, "series_id" in a ? { seriesId: a.series_id } : { seriesName: a.series_name }),
+    );
+  }
   return rules.map((actions) =>
     actions.flatMap((a): RuleAction[] => {
       switch (a.type) {
@@ -187,8 +212,19 @@ export async function runnableActions(em: Em, rules: StoredAction[][], maps: Ref
           const c = counterparties.get(a.counterparty_id);
           return c ? [{ type: a.type, counterpartyId: c.id, name: c.name }] : [];
         }
-        case "assign_series":
-          return [{ type: a.type, seriesId: a.series_id }];
+        case "assign_series": {
+          const target = "series_id" in a ? { seriesId: a.series_id } : { seriesName: a.series_name };
+          const found = series.get(a);
+          // A series deleted since the rule was saved: nothing to fill. One to create by name: created on writing.
+          if (!found && !("series_name" in a && a.create_if_missing)) return [];
+          return [
+            {
+              type: a.type,
+              seriesId: found?.shortId ?? "",
+              target: found ? { seriesId: found.shortId } : { ...target, createIfMissing: true },
+            },
+          ];
+        }
         case "flag":
           return [{ type: a.type, reason: a.reason ?? null }];
         default:

@@ -322,6 +322,26 @@ export async function deleteRule(em: Em, actor: Actor, rawId: string): Promise<v
 
 // ---- rules ready to run ----------------------------------------------------
 
+/**
+ * Compiled condition trees by their stored JSON: the sync compiles the
+ * enabled rules for every page, and a tree (its RE2 patterns, and what their
+ * memos remember) is the same until the rule changes. Bounded: it starts
+ * over when full.
+ */
+const compiledTrees = new Map<string, CompiledConditions>();
+const MAX_COMPILED_TREES = 5000;
+
+function compiledTree(raw: unknown): CompiledConditions {
+  const key = JSON.stringify(raw);
+  let c = compiledTrees.get(key);
+  if (!c) {
+    c = compileConditions(raw);
+    if (compiledTrees.size >= MAX_COMPILED_TREES) compiledTrees.clear();
+    compiledTrees.set(key, c);
+  }
+  return c;
+}
+
 /** Compiles stored rules (valid when saved) with their actions resolved. */
 export async function compileRules(em: Em, rows: RuleRow[], maps: ReferenceMaps): Promise<CompiledRule[]> {
   const actions = await runnableActions(
@@ -336,7 +356,7 @@ export async function compileRules(em: Em, rows: RuleRow[], maps: ReferenceMaps)
     priority: r.priority,
     createdAt: r.created_key,
     trigger: r.trigger,
-    conditions: compileConditions(r.conditions),
+    conditions: compiledTree(r.conditions),
     actions: actions[i],
   }));
 }

@@ -6,11 +6,21 @@ import type { Actor } from "../ledger/actor.js";
 import { recordAnnotations, type AnnotationInput } from "../ledger/annotations.js";
 import { METADATA_LIMITS } from "../ledger/transactions/metadata.js";
 import { ensureTags } from "../ledger/transactions/tags.js";
-import { firesOn, runPipeline, type CompiledRule, type PipelineResult, type RuleRef } from "./engine/index.js";
-import { loadContexts, type LoadedTransaction } from "./context-loader.js";
+import {
+  firesOn,
+  runPipeline,
+  type CategorySource,
+  type CompiledRule,
+  type PipelineResult,
+  type RuleRef,
+  type SyncEvent,
+} from "./engine/index.js";
+import { loadContexts, loadNewContexts, type LoadedTransaction, type NewTransactionValues } from "./context-loader.js";
 import { loadReferenceMaps, type ReferenceMaps } from "./references.js";
 import { loadEnabledRules } from "./rules.js";
-import { assignSeries } from "./series.js";
+import { CofferError } from "../errors/coffer-error.js";
+import { MAX_SERIES_IDS } from "../series/membership.js";
+import { assignSeries } from "../series/rules-hooks.js";
 
 /**
  * Runs rules on stored transactions and writes what they change: the rows,
@@ -51,7 +61,8 @@ function checkIds(ids: readonly string[]): void {
  * - `changed`: transactions whose provider data changed; on_change and always rules run on them.
  * Enabled rules run in priority order (ties: older first); each sees what earlier ones changed.
  * Deleted and unknown ids are skipped. Call it last in the page's transaction: it locks the
- * rules it counts hits for until the transaction ends.
+ * rules it counts hits for until the transaction ends. (The sync engine uses PageRules, which
+ * also judges the rows a page is about to insert, before they are written.)
  */
 export async function applyRulesOnSync(
   tx: Em,
@@ -60,33 +71,113 @@ export async function applyRulesOnSync(
 ): Promise<RunSummary> {
   checkIds(changes.created);
   checkIds(changes.changed);
-  const created = [...new Set(changes.created)];
-  const isNew = new Set(created);
-  const changed = [...new Set(changes.changed)].filter((id) => !isNew.has(id));
-  if (created.length === 0 && changed.length === 0) return { matched: 0, changed: 0 };
-  return tx.transactional(async (t) => {
-    const maps = await loadReferenceMaps(t);
-    const { rules } = await loadEnabledRules(t, maps);
-    const hits: HitCounts = new Map();
-    const a = await runOn(
-      t,
-      created,
-      rules.filter((r) => firesOn(r.trigger, "create")),
-      maps,
-      actor,
-      hits,
-    );
-    const b = await runOn(
-      t,
-      changed,
-      rules.filter((r) => firesOn(r.trigger, "change")),
-      maps,
-      actor,
-      hits,
-    );
-    await writeHitCounts(t, hits);
-    return { matched: a.matched + b.matched, changed: a.changed + b.changed };
-  });
+  if (changes.created.length === 0 && changes.changed.length === 0) return { matched: 0, changed: 0 };
+  return tx.transactional(async (t) => (await PageRules.prepare(t, [], actor)).finish({ inserted: [], ...changes }));
+}
+
+/** The values a new row is inserted with: what the rules made of it. */
+export interface RuledValues {
+  categoryId: string | null;
+  categorySource: CategorySource | null;
+  tagIds: string[];
+  metadata: Record<string, unknown>;
+  counterpartyId: string | null;
+}
+
+/**
+ * The rules of one sync page, in the page's database transaction. The rows
+ * the page is about to insert are judged first (`prepare`), on the values
+ * they will be stored with, so the insert writes what the rules made of them
+ * (`valuesOf`) and no new row is written twice. After the page's writes,
+ * `finish` writes what else those rows' changes bring (annotations,
+ * comments, series), runs the pipeline on the page's other new rows and on
+ * its changed rows (read back, as applyRulesOnSync does), and adds the hit
+ * counts, once. Call finish last in the page's transaction: it locks the
+ * rules it counts hits for until the transaction ends.
+ */
+export class PageRules {
+  private readonly judged = new Map<string, Outcome>();
+  private readonly hits: HitCounts = new Map();
+
+  private constructor(
+    private readonly tx: Em,
+    private readonly actor: Actor,
+    private setup: { maps: ReferenceMaps; rules: CompiledRule[] } | null,
+  ) {}
+
+  private async load(): Promise<{ maps: ReferenceMaps; rules: CompiledRule[] }> {
+    if (!this.setup) {
+      const maps = await loadReferenceMaps(this.tx);
+      this.setup = { maps, rules: (await loadEnabledRules(this.tx, maps)).rules };
+    }
+    return this.setup;
+  }
+
+  /** Judges `newRows` (not stored yet) with the rules that fire on creation. */
+  static async prepare(tx: Em, newRows: readonly NewTransactionValues[], actor: Actor): Promise<PageRules> {
+    const page = new PageRules(tx, actor, null);
+    if (newRows.length === 0) return page;
+    const { maps, rules } = await page.load();
+    const onCreate = rules.filter((r) => firesOn(r.trigger, "create"));
+    if (onCreate.length === 0) return page;
+    for (let i = 0; i < newRows.length; i += CHUNK) {
+      const outcomes = judge(await loadNewContexts(tx, newRows.slice(i, i + CHUNK), maps), onCreate);
+      for (const o of outcomes) page.judged.set(o.t.id, o);
+    }
+    await ensureAddedTags(tx, [...page.judged.values()], maps, actor);
+    return page;
+  }
+
+  /** What the rules made of a prepared row (undefined: no rule matched it, insert it as it is). */
+  valuesOf(id: string): RuledValues | undefined {
+    const o = this.judged.get(id);
+    if (!o) return undefined;
+    const { r, t } = o;
+    return {
+      categoryId: r.after.categoryId,
+      categorySource: r.after.categorySource,
+      tagIds: nextTagIds(t, r, this.setup!.maps),
+      metadata: r.after.metadata,
+      counterpartyId: r.after.counterpartyId,
+    };
+  }
+
+  /**
+   * `inserted`: the prepared rows the page did insert (one it found stored
+   * already is not new: it comes back in `changed` if its data changed);
+   * `created`, `changed`: the page's other rows, as applyRulesOnSync takes them.
+   */
+  async finish(changes: {
+    inserted: readonly string[];
+    created: readonly string[];
+    changed: readonly string[];
+  }): Promise<RunSummary> {
+    const summary: RunSummary = { matched: 0, changed: 0 };
+    const done = changes.inserted.flatMap((id) => this.judged.get(id) ?? []);
+    for (const o of done) for (const m of o.r.matched) this.hits.set(m.id, (this.hits.get(m.id) ?? 0) + 1);
+    const effects = done.filter((o) => o.r.changed);
+    summary.matched += done.length;
+    summary.changed += effects.length;
+    await writeEffects(this.tx, effects, this.actor);
+
+    const created = [...new Set(changes.created)];
+    const isNew = new Set(created);
+    const changed = [...new Set(changes.changed)].filter((id) => !isNew.has(id));
+    if (created.length > 0 || changed.length > 0) {
+      const { maps, rules } = await this.load();
+      const on = (event: SyncEvent) => rules.filter((r) => firesOn(r.trigger, event));
+      for (const [ids, event] of [
+        [created, "create"],
+        [changed, "change"],
+      ] as const) {
+        const r = await runOn(this.tx, ids, on(event), maps, this.actor, this.hits);
+        summary.matched += r.matched;
+        summary.changed += r.changed;
+      }
+    }
+    await writeHitCounts(this.tx, this.hits);
+    return summary;
+  }
 }
 
 type Outcome = { t: LoadedTransaction; r: PipelineResult };
@@ -250,11 +341,48 @@ async function writeRows(
   return done;
 }
 
+/**
+ * assign_series, through the series' own assignSeries: one call per target
+ * and rule (its annotation names the rule), in batches it accepts. It fills
+ * only rows in no series and in the series' currency; a series deleted since
+ * the rules were read fills nothing (the sync must not fail over it).
+ */
+async function writeSeries(tx: Em, results: Outcome[], actor: Actor): Promise<void> {
+  const groups = new Map<string, { o: NonNullable<PipelineResult["series"]>; ids: string[] }>();
+  for (const { t, r } of results) {
+    if (!r.series) continue;
+    const key = JSON.stringify([r.series.target, r.series.by.id]);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { o: r.series, ids: [] }));
+    g.ids.push(t.id);
+  }
+  if (groups.size === 0) return;
+  // assignSeries refuses a deleted row; one removed since it was judged is simply left out.
+  const live = new Set(
+    (
+      await query<{ id: string }>(tx, `select id from transactions where id = any(?::uuid[]) and deleted_at is null`, [
+        pgArray([...groups.values()].flatMap((g) => g.ids)),
+      ])
+    ).map((r) => r.id),
+  );
+  for (const { o, ids: all } of groups.values()) {
+    const ids = all.filter((id) => live.has(id));
+    for (let i = 0; i < ids.length; i += MAX_SERIES_IDS) {
+      await assignSeries(tx, actor, {
+        ...o.target,
+        transactionIds: ids.slice(i, i + MAX_SERIES_IDS),
+        note: ruleDetails(o.by),
+      }).catch((e: unknown) => {
+        if (!(e instanceof CofferError && e.code === "NOT_FOUND")) throw e;
+      });
+    }
+  }
+}
+
 /** What a change brings besides the row: series, comments, and one annotation per change naming the rule. */
 async function writeEffects(tx: Em, results: Outcome[], actor: Actor): Promise<void> {
   if (results.length === 0) return;
-  const series = results.flatMap(({ t, r }) => (r.series ? [{ transactionId: t.id, seriesShortId: r.series.to }] : []));
-  await assignSeries(tx, series);
+  await writeSeries(tx, results, actor);
 
   const counterparties = await counterpartyShortIds(
     tx,
@@ -302,7 +430,7 @@ async function writeEffects(tx: Em, results: Outcome[], actor: Actor): Promise<v
         ...ruleDetails(by),
       });
     }
-    if (r.series) note("series_assigned", { series_id: r.series.to, ...ruleDetails(r.series.by) });
+    // series_assigned is annotated by assignSeries (writeSeries), with the rule.
     for (const [i, c] of r.comments.entries()) {
       const comment = commentIds.get(`${t.id}:${i}`)!;
       note("comment_added", { comment_id: comment.shortId, ...ruleDetails(c.by) }, { type: "comment", id: comment.id });

@@ -36,7 +36,7 @@ export function checkAssignTarget(t: AssignSeriesTarget, path = ""): void {
 }
 
 /** The series with this name (case-insensitive): an active one first, then the oldest. */
-async function findSeriesByName(tx: Em, name: string): Promise<string | null> {
+export async function findSeriesByName(tx: Em, name: string): Promise<string | null> {
   const rows = await query<{ id: string }>(
     tx,
     `select id from series where lower(name) = lower(?) order by (status = 'active') desc, created_at, id limit 1`,
@@ -57,7 +57,11 @@ async function findSeriesByName(tx: Em, name: string): Promise<string | null> {
 export async function assignSeries(
   em: Em,
   actor: Actor,
-  req: AssignSeriesTarget & { transactionIds: string[] },
+  req: AssignSeriesTarget & {
+    transactionIds: string[];
+    /** More details for each assignment's annotation (a rule names itself here). */
+    note?: Record<string, unknown>;
+  },
 ): Promise<AssignSeriesResult> {
   checkBatchSize(req.transactionIds);
   checkAssignTarget(req);
@@ -99,7 +103,7 @@ export async function assignSeries(
       [id],
     );
     const eligible = free.filter((r) => r.iso_currency_code === s.currency);
-    const assigned = await linkMembers(tx, actor, { id, shortId: s.short_id, name: s.name }, eligible);
+    const assigned = await linkMembers(tx, actor, { id, shortId: s.short_id, name: s.name }, eligible, req.note);
     if (assigned.length > 0) await refreshSeries(tx, id);
     const done = new Set(assigned);
     return { seriesId: id, created, assigned, skipped: rows.filter((r) => !done.has(r.id)).map((r) => r.id) };

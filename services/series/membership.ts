@@ -74,7 +74,13 @@ interface SeriesRef {
  * (the update re-checks, so a racing writer can never have a transaction
  * moved). Returns the ids linked.
  */
-export async function linkMembers(tx: Em, actor: Actor, series: SeriesRef, rows: MemberRow[]): Promise<string[]> {
+export async function linkMembers(
+  tx: Em,
+  actor: Actor,
+  series: SeriesRef,
+  rows: MemberRow[],
+  note: Record<string, unknown> = {},
+): Promise<string[]> {
   const candidates = rows.filter((r) => r.series_id === null).map((r) => r.id);
   if (candidates.length === 0) return [];
   const linked = await query<{ id: string }>(
@@ -90,7 +96,7 @@ export async function linkMembers(tx: Em, actor: Actor, series: SeriesRef, rows:
       entityId: r.id,
       transactionId: r.id,
       action: "series_assigned",
-      details: { series_id: series.shortId, series_name: series.name },
+      details: { series_id: series.shortId, series_name: series.name, ...note },
     })),
   );
   return linked.map((r) => r.id);

@@ -1,18 +1,21 @@
 import type { Em } from "../db/orm.js";
 import { pgArray, query } from "../db/sql.js";
 import { validation } from "../errors/coffer-error.js";
-import { checkAssignTarget, type AssignSeriesTarget } from "./assign.js";
+import { parseId } from "../ids/resolve-id.js";
+import { checkAssignTarget, findSeriesByName, type AssignSeriesTarget } from "./assign.js";
 
 /**
  * What the rules engine takes from series (it evaluates them; this module
  * supplies them):
- * - the context loader's fields `series` (the series' short id, or "" when
- *   the transaction belongs to none) and `in_series`, read with
- *   loadSeriesConditionFields;
+ * - the condition fields `series` (the series' short id, or "" when the
+ *   transaction belongs to none) and `in_series`, from the short id the
+ *   context loader reads (transactions.series_id joined to series), with
+ *   seriesConditionFields;
  * - the action `assign_series {series_id | series_name + create_if_missing}`:
  *   its parameters are checked when a rule is written with
- *   parseAssignSeriesParams, and it runs as assignSeries (./assign.ts), which
- *   fills only transactions that belong to no series.
+ *   parseAssignSeriesParams, its series found with findAssignTarget, and it
+ *   runs as assignSeries (./assign.ts), which fills only transactions that
+ *   belong to no series.
  */
 
 export { assignSeries, type AssignSeriesResult, type AssignSeriesTarget } from "./assign.js";
@@ -30,7 +33,11 @@ export const seriesConditionFields = (seriesShortId: string | null): SeriesCondi
   in_series: seriesShortId !== null,
 });
 
-/** `series` and `in_series` for each of the transactions (UUIDs); unknown ids are left out of the map. */
+/**
+ * `series` and `in_series` for each of the transactions (UUIDs); unknown ids
+ * are left out of the map. (The rules' context loader reads the short id in
+ * its own query, joined, and maps it with seriesConditionFields.)
+ */
 export async function loadSeriesConditionFields(
   em: Em,
   transactionIds: string[],
@@ -43,6 +50,30 @@ export async function loadSeriesConditionFields(
     [pgArray(transactionIds)],
   );
   return new Map(rows.map((r) => [r.id, seriesConditionFields(r.series)]));
+}
+
+/**
+ * The series an assign_series action names, as its UUID and short id, or
+ * null when there is none: by series_id (UUID or short id), or by
+ * series_name as assignSeries finds it (case-insensitive, an active one
+ * first, then the oldest).
+ */
+export async function findAssignTarget(
+  em: Em,
+  target: AssignSeriesTarget,
+): Promise<{ id: string; shortId: string } | null> {
+  const name = target.seriesName?.trim();
+  let id: string | null;
+  if (name) id = await findSeriesByName(em, name);
+  else {
+    const lookup = parseId((target.seriesId ?? "").trim());
+    if (!lookup) return null;
+    const [row] = await query<{ id: string }>(em, `select id from series where ${lookup.column} = ?`, [lookup.value]);
+    id = row?.id ?? null;
+  }
+  if (id === null) return null;
+  const [row] = await query<{ short_id: string }>(em, `select short_id from series where id = ?`, [id]);
+  return row ? { id, shortId: row.short_id } : null;
 }
 
 const PARAMS = new Set(["series_id", "series_name", "create_if_missing"]);

@@ -5,6 +5,8 @@ import { retryOnShortIdClash } from "../ids/insert.js";
 import { newShortId } from "../ids/short-id.js";
 import type { Actor } from "../ledger/actor.js";
 import { recordAnnotations } from "../ledger/annotations.js";
+import type { NewTransactionValues } from "../rules/context-loader.js";
+import { PageRules, type RunSummary } from "../rules/runner.js";
 import { canonicalAmount } from "../shared/validate.js";
 import type { ProviderName, ProviderTransaction, SyncPage } from "./providers/provider.js";
 import { cleanText, type SyncedAccount } from "./sync-accounts.js";
@@ -33,6 +35,8 @@ export interface PageResult {
   insertedIds: string[];
   updatedIds: string[];
   removedIds: string[];
+  /** What the rules did to this page's new and changed rows. */
+  rules: RunSummary;
 }
 
 /** The sync log keeps this many row reports; its skipped_count counts them all. */
@@ -55,6 +59,8 @@ export class CursorMoved extends Error {
 }
 
 interface Row {
+  /** The UUID the row gets if it is new (a stored row keeps its own). */
+  id: string;
   accountId: string;
   ptid: string;
   amount: string;
@@ -85,6 +91,7 @@ function normalise(ctx: PageContext, t: ProviderTransaction): Row | { reason: st
   const primary = cleanText(t.categoryPrimary, 200);
   const detailed = cleanText(t.categoryDetailed, 200);
   return {
+    id: crypto.randomUUID(),
     accountId: account.id,
     ptid,
     amount: canonicalAmount(t.amount),
@@ -110,6 +117,11 @@ const keyOf = (accountId: string, ptid: string) => `${accountId}\u0000${ptid}`;
  * and the sync log's counters. Either all of it is committed or none, so a
  * crash between pages loses nothing and the next sync continues from the
  * last committed cursor; a page applied twice changes nothing the second time.
+ *
+ * The enabled rules run on the page's inserted and changed rows last, in
+ * the same database transaction (services/rules/runner.ts): a page is never
+ * committed without its rules having run, and a replayed page, which inserts
+ * and changes nothing, never runs them twice.
  */
 export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promise<PageResult> {
   const skipped = [...page.skipped];
@@ -134,7 +146,14 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
     if (!conn || conn.status === "disconnected") throw new ConnectionGone();
     if (conn.cursor !== ctx.cursorBefore) throw new CursorMoved();
 
-    const written = list.length ? await upsertRows(tx, ctx, list) : [];
+    // The rows that are new (and continue no pending row) are judged by the rules before they are
+    // written, so they are inserted as the rules leave them, never written twice.
+    const stored = list.length ? await storedKeys(tx, ctx, list) : new Set<string>();
+    const unseen = list.filter((r) => !r.pendingPtid && !stored.has(keyOf(r.accountId, r.ptid)));
+    const rules = await PageRules.prepare(tx, unseen.map(newValues(ctx)), ctx.actor);
+    const judged = new Set(unseen.map((r) => r.id));
+
+    const written = list.length ? await upsertRows(tx, ctx, list, rules) : [];
     const insertedIds = written.filter((w) => w.inserted).map((w) => w.id);
     const updatedIds = written.filter((w) => !w.inserted).map((w) => w.id);
     const idByKey = new Map(written.map((w) => [keyOf(w.account_id, w.provider_transaction_id), w.id]));
@@ -142,7 +161,8 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
     // Posted rows that replace a pending one (only when newly inserted: a replayed page carries nothing twice).
     const fresh = new Set(insertedIds);
     const successors = list.filter((r) => r.pendingPtid && fresh.has(idByKey.get(keyOf(r.accountId, r.ptid))!));
-    const superseded = successors.length ? await carryOver(tx, ctx, successors, idByKey) : [];
+    const carried = successors.length ? await carryOver(tx, ctx, successors, idByKey) : { successors: [], live: [] };
+    const superseded = carried.live;
 
     const removedIds = [
       ...superseded,
@@ -168,6 +188,17 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
       ],
     );
     await query(tx, `update connections set cursor = ? where id = ?`, [page.nextCursor, ctx.connectionId]);
+    // A posted row that took over its pending row continues that transaction (pending → posted is a
+    // change of its provider data): on_create rules ran on the pending row, so they do not run again.
+    // Last: it locks the rules whose hit counts it adds until the page commits.
+    const continued = new Set(carried.successors);
+    // A row judged and inserted, even one this page then removed, was written as the rules left it:
+    // its changes are annotated and its matches counted.
+    const ruled = await rules.finish({
+      inserted: insertedIds.filter((id) => judged.has(id)),
+      created: insertedIds.filter((id) => !judged.has(id) && !continued.has(id)),
+      changed: [...updatedIds, ...carried.successors],
+    });
     return {
       added: insertedIds.length,
       modified: updatedIds.length,
@@ -177,6 +208,7 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
       insertedIds,
       updatedIds,
       removedIds,
+      rules: ruled,
     };
   });
 }
@@ -188,6 +220,41 @@ interface Written {
   inserted: boolean;
 }
 
+/** Which of the page's rows are stored already (live, removed or deleted), by keyOf. */
+async function storedKeys(tx: Em, ctx: PageContext, list: Row[]): Promise<Set<string>> {
+  const rows = await query<{ account_id: string; ptid: string }>(
+    tx,
+    `select t.account_id, t.provider_transaction_id as ptid
+     from unnest(?::uuid[], ?::text[]) as k(account_id, ptid)
+     join transactions t on t.account_id = k.account_id and t.provider = ? and t.provider_transaction_id = k.ptid`,
+    [pgArray(list.map((r) => r.accountId)), pgArray(list.map((r) => r.ptid)), ctx.provider],
+    { bound: true },
+  );
+  return new Set(rows.map((r) => keyOf(r.account_id, r.ptid)));
+}
+
+/** The category source of a row as the provider maps it: the provider's own, or none. */
+const providerSource = (r: Row) => (r.categoryId === null ? null : ("system" as const));
+
+/** A new row as the rules judge it before it is inserted. */
+const newValues =
+  (ctx: PageContext) =>
+  (r: Row): NewTransactionValues => ({
+    id: r.id,
+    shortId: "",
+    accountId: r.accountId,
+    amount: r.amount,
+    date: r.date,
+    provider: ctx.provider,
+    providerName: r.name,
+    providerMerchantName: r.merchant,
+    providerCategoryPrimary: r.primary,
+    providerCategoryDetailed: r.detailed,
+    pending: r.pending,
+    categoryId: r.categoryId,
+    categorySource: providerSource(r),
+  });
+
 /** Who may be overridden by the provider's category: nobody chose one, or it was the provider's own. */
 const PROVIDER_OWNS_CATEGORY = `(t.category_source is null or t.category_source = 'system')`;
 
@@ -197,9 +264,12 @@ const PROVIDER_OWNS_CATEGORY = `(t.category_source is null or t.category_source 
  * stays deleted); a row the provider removed comes back when the provider
  * sends it again. Rows that did not change are not written (and not
  * returned). The category follows the provider's only while nobody else chose one.
+ * A new row is inserted with what the rules made of it (`rules.valuesOf`).
  */
-async function upsertRows(tx: Em, ctx: PageContext, list: Row[]): Promise<Written[]> {
+async function upsertRows(tx: Em, ctx: PageContext, list: Row[], rules: PageRules): Promise<Written[]> {
+  const ruled = list.map((r) => rules.valuesOf(r.id));
   const arrays = [
+    pgArray(list.map((r) => r.id)),
     pgArray(list.map((r) => r.accountId)),
     pgArray(list.map((r) => r.amount)),
     pgArray(list.map((r) => r.currency)),
@@ -211,7 +281,11 @@ async function upsertRows(tx: Em, ctx: PageContext, list: Row[]): Promise<Writte
     pgArray(list.map((r) => r.primary)),
     pgArray(list.map((r) => r.detailed)),
     pgArray(list.map((r) => (r.pending ? "t" : "f"))),
-    pgArray(list.map((r) => r.categoryId)),
+    pgArray(list.map((r, i) => (ruled[i] ? ruled[i].categoryId : r.categoryId))),
+    pgArray(list.map((r, i) => (ruled[i] ? ruled[i].categorySource : providerSource(r)))),
+    pgArray(ruled.map((v) => (v && v.tagIds.length ? `{${v.tagIds.join(",")}}` : "{}"))),
+    pgArray(ruled.map((v) => (v ? JSON.stringify(v.metadata) : "{}"))),
+    pgArray(ruled.map((v) => v?.counterpartyId ?? null)),
   ];
   return retryOnShortIdClash(() =>
     tx.transactional((sp) =>
@@ -219,14 +293,15 @@ async function upsertRows(tx: Em, ctx: PageContext, list: Row[]): Promise<Writte
         sp,
         `insert into transactions as t (id, short_id, account_id, amount, iso_currency_code, date, authorized_date,
            provider, provider_transaction_id, provider_name, provider_merchant_name, provider_category_primary,
-           provider_category_detailed, pending, category_id, category_source)
-         select gen_random_uuid(), x.short_id, x.account_id, x.amount, x.ccy, x.date, x.authorized_date, ?, x.ptid,
-           x.name, x.merchant, x.cat_primary, x.cat_detailed, x.pending, x.category_id,
-           case when x.category_id is null then null else 'system' end
-         from unnest(?::text[], ?::uuid[], ?::numeric[], ?::text[], ?::date[], ?::date[], ?::text[], ?::text[],
-           ?::text[], ?::text[], ?::text[], ?::boolean[], ?::uuid[])
-           as x(short_id, account_id, amount, ccy, date, authorized_date, ptid, name, merchant, cat_primary,
-             cat_detailed, pending, category_id)
+           provider_category_detailed, pending, category_id, category_source, tag_ids, metadata, counterparty_id)
+         select x.id, x.short_id, x.account_id, x.amount, x.ccy, x.date, x.authorized_date, ?, x.ptid,
+           x.name, x.merchant, x.cat_primary, x.cat_detailed, x.pending, x.category_id, x.category_source,
+           x.tag_ids::uuid[], x.metadata::jsonb, x.counterparty_id
+         from unnest(?::text[], ?::uuid[], ?::uuid[], ?::numeric[], ?::text[], ?::date[], ?::date[], ?::text[],
+           ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[], ?::uuid[], ?::text[], ?::text[], ?::text[],
+           ?::uuid[])
+           as x(short_id, id, account_id, amount, ccy, date, authorized_date, ptid, name, merchant, cat_primary,
+             cat_detailed, pending, category_id, category_source, tag_ids, metadata, counterparty_id)
          on conflict (account_id, provider, provider_transaction_id) do update set
            amount = excluded.amount, iso_currency_code = excluded.iso_currency_code, date = excluded.date,
            authorized_date = excluded.authorized_date, provider_name = excluded.provider_name,
@@ -256,14 +331,20 @@ async function upsertRows(tx: Em, ctx: PageContext, list: Row[]): Promise<Writte
 
 /**
  * Pending → posted: a new posted row naming the pending row it replaces
- * (pendingTransactionId) takes over what people gave the pending row: a
- * category a person or an agent chose, tags, metadata, the counterparty, the
- * comments (moved), and its deletion if a person deleted it. The pending row
- * is found whether it is still live or was already removed by an earlier
- * page (removed rows are kept for this); a live one is removed now. Returns
- * the pending rows removed here.
+ * (pendingTransactionId) takes over what people and rules gave the pending
+ * row: a category a person, an agent or a rule chose, tags, metadata, the
+ * counterparty, the comments (moved), and its deletion if a person deleted
+ * it. The pending row is found whether it is still live or was already
+ * removed by an earlier page (removed rows are kept for this); a live one is
+ * removed now. Returns the posted rows that took a pending row over, and the
+ * pending rows removed here.
  */
-async function carryOver(tx: Em, ctx: PageContext, successors: Row[], idByKey: Map<string, string>): Promise<string[]> {
+async function carryOver(
+  tx: Em,
+  ctx: PageContext,
+  successors: Row[],
+  idByKey: Map<string, string>,
+): Promise<{ successors: string[]; live: string[] }> {
   const pairs = await query<{ new_id: string; old_id: string; old_short_id: string; comments: number; live: boolean }>(
     tx,
     `with pairs as (
@@ -276,9 +357,9 @@ async function carryOver(tx: Em, ctx: PageContext, successors: Row[], idByKey: M
        where p.id <> x.new_id
      ), carried as (
        update transactions n set
-         category_id = case when pairs.category_source in ('user', 'agent') then pairs.category_id
+         category_id = case when pairs.category_source in ('user', 'agent', 'rule') then pairs.category_id
            else n.category_id end,
-         category_source = case when pairs.category_source in ('user', 'agent') then pairs.category_source
+         category_source = case when pairs.category_source in ('user', 'agent', 'rule') then pairs.category_source
            else n.category_source end,
          tag_ids = array(select distinct u from unnest(n.tag_ids || pairs.tag_ids) u order by u),
          metadata = pairs.metadata || n.metadata,
@@ -301,7 +382,7 @@ async function carryOver(tx: Em, ctx: PageContext, successors: Row[], idByKey: M
     ],
     { bound: true },
   );
-  if (pairs.length === 0) return [];
+  if (pairs.length === 0) return { successors: [], live: [] };
   const live = pairs.filter((p) => p.live).map((p) => p.old_id);
   if (live.length) {
     await query(
@@ -322,7 +403,7 @@ async function carryOver(tx: Em, ctx: PageContext, successors: Row[], idByKey: M
       details: { from_transaction_id: p.old_short_id, comments: p.comments },
     })),
   );
-  return live;
+  return { successors: pairs.map((p) => p.new_id), live };
 }
 
 /** The rows the provider says are gone (its removal feed), unless a person deleted them already. */

@@ -159,7 +159,7 @@ export class SyncEngine {
     for (const hook of this.deps.hooks) {
       if (!hook.afterSync) continue;
       await hook
-        .afterSync({ connectionId: conn.id, syncLogId, trigger: opts.trigger, ...counts })
+        .afterSync({ connectionId: conn.id, syncLogId, trigger: opts.trigger, ...counts, em: this.em() })
         .catch((e: unknown) => this.deps.log.error({ err: safeErr(e), hook: hook.name }, "post-sync hook failed"));
     }
     return { status: "success", syncLogId, ...counts };
@@ -188,7 +188,7 @@ export class SyncEngine {
       actor,
       loggedSkips: Math.min(MAX_LOGGED_SKIPS, accounts.skipped.length),
     };
-    for await (const page of provider.sync(credentials, conn.cursor ?? null)) {
+    for await (const page of readAhead(provider.sync(credentials, conn.cursor ?? null))) {
       const r = await applyPage(em, ctx, page);
       ctx.cursorBefore = page.nextCursor;
       ctx.loggedSkips = Math.min(MAX_LOGGED_SKIPS, ctx.loggedSkips + r.skipped.length);
@@ -270,5 +270,34 @@ export class SyncEngine {
       );
     });
     return { status: "error", syncLogId, failure, retry: isTransient(failure) };
+  }
+}
+
+/**
+ * The pages of a provider's sync, each next one asked for as soon as the
+ * previous is handed over: the provider's answer (network, parsing) then
+ * arrives while the database commits the page before it. Only the commit
+ * moves the cursor, so a page read ahead and never committed (a failure, a
+ * shutdown) is simply read again by the next sync.
+ */
+export async function* readAhead<T>(pages: AsyncIterable<T>): AsyncGenerator<T> {
+  const it = pages[Symbol.asyncIterator]();
+  let next = it.next();
+  let done = false;
+  try {
+    for (;;) {
+      const step = await next;
+      if (step.done) {
+        done = true;
+        return;
+      }
+      next = it.next();
+      // Seen when awaited; until then a failure of the page read ahead must not count as unhandled.
+      next.catch(() => undefined);
+      yield step.value;
+    }
+  } finally {
+    // Stopped early: end the provider's iteration without waiting for a request still in flight.
+    if (!done) void Promise.resolve(it.return?.()).catch(() => undefined);
   }
 }

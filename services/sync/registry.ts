@@ -4,7 +4,11 @@ import type { CofferEnv } from "../../common/env.js";
 export type ProviderSettings = Pick<CofferEnv, "plaid" | "teller" | "simplefin">;
 import { CofferError } from "../errors/coffer-error.js";
 import { CsvProvider } from "./providers/csv/provider.js";
+import { PlaidProvider, plaidInfo } from "./providers/plaid/index.js";
 import { PROVIDER_NAMES, type Provider, type ProviderName } from "./providers/provider.js";
+import { SimplefinProvider } from "./providers/simplefin/index.js";
+import { TellerProvider, tellerInfo } from "./providers/teller/index.js";
+import { UnconfiguredProvider } from "./providers/unconfigured.js";
 
 /** The providers this core knows, by name. A provider without its server configuration reports `configured: false`. */
 export class ProviderRegistry {
@@ -53,9 +57,32 @@ export class ProviderRegistry {
 /**
  * The one place providers are built from the environment. Each client takes
  * its settings as constructor options (PLAID_*, TELLER_*, SIMPLEFIN_* are read
- * and checked in common/env.ts). CSV needs none. A client added to Coffer is
+ * and checked in common/env.ts). A provider without its settings is listed as
+ * not configured. SimpleFIN and CSV need none. A client added to Coffer is
  * added here.
  */
-export function providersFromEnv(_settings: ProviderSettings): ProviderRegistry {
-  return new ProviderRegistry([new CsvProvider()]);
+export function providersFromEnv(settings: ProviderSettings): ProviderRegistry {
+  const { plaid, teller, simplefin } = settings;
+  return new ProviderRegistry([
+    plaid
+      ? new PlaidProvider({
+          clientId: plaid.clientId,
+          secret: plaid.secret,
+          baseUrl: plaid.baseUrl,
+          webhookUrl: plaid.webhookUrl,
+        })
+      : new UnconfiguredProvider(plaidInfo(false), { webhooks: true }),
+    teller
+      ? new TellerProvider({
+          applicationId: teller.applicationId,
+          baseUrl: teller.baseUrl,
+          cert: teller.certificate ?? undefined,
+          key: teller.privateKey ?? undefined,
+          ca: teller.ca ?? undefined,
+          webhookSecrets: teller.webhookSecrets,
+        })
+      : new UnconfiguredProvider(tellerInfo(false), { webhooks: true }),
+    new SimplefinProvider({ timeoutMs: simplefin.timeoutSeconds * 1000 }),
+    new CsvProvider(),
+  ]);
 }

@@ -94,7 +94,15 @@ describe("a core killed in the middle of a sync", () => {
     const id = created.connection!.id;
 
     // The first sync is queued with the connection; the provider stops before page 3.
-    await waitFor(async () => first.stdout.includes("BLOCKED"), "the sync to reach page 3", 30_000);
+    // The engine asks for a page while it commits the one before: wait for that commit too.
+    await waitFor(
+      async () =>
+        first.stdout.includes("BLOCKED") &&
+        (await query<{ pages: number }>(orm.em.fork(), `select pages from sync_logs where connection_id = ?`, [id]))[0]
+          ?.pages === BLOCK_BEFORE,
+      "the sync to commit 3 pages and wait for the 4th",
+      30_000,
+    );
     first.child.kill("SIGKILL");
     await new Promise((r) => first.child.once("exit", r));
 
@@ -151,6 +159,20 @@ describe("a core killed in the middle of a sync", () => {
       `select array(select slug from tags where id = any(t.tag_ids)) as tags from transactions t
        where provider_transaction_id = 'post-x'`,
     );
-    expect(posted.tags).toEqual(["reimbursable"]);
+    // The built-in rule marked the pending row for review when it arrived; the posted row carries that over.
+    expect(posted.tags.sort()).toEqual(["needs_review", "reimbursable"]);
+
+    // Rules ran exactly once per new row across the crash: each page committed with its rules or not at all.
+    const [review] = await query<{ hits: number; notes: number; marked: number }>(
+      orm.em.fork(),
+      `select (select hit_count from rules where created_by_type = 'system')::int as hits,
+         (select count(*) from annotations where action = 'tag_added' and details->>'tag' = 'needs_review')::int
+           as notes,
+         (select count(*) from transactions t join tags g on g.id = any(t.tag_ids) where g.slug = 'needs_review')::int
+           as marked`,
+    );
+    // Every row added is new but post-x, which continues pend-x (it runs as changed).
+    const added = done.reduce((n, l) => n + l.added, 0) - 1;
+    expect(review).toEqual({ hits: added, notes: added, marked: added + 1 });
   }, 90_000);
 });

@@ -48,6 +48,8 @@ interface Armed {
   path: string | RegExp;
   fault: Fault;
   times: number;
+  /** Requests on the path that pass untouched before the fault starts. */
+  after: number;
 }
 
 /** Faults armed by tests, consumed by the fake's requests in order. */
@@ -55,9 +57,9 @@ export class Faults {
   private armed: Armed[] = [];
   private limits: { path: string | RegExp; after: number; seen: number }[] = [];
 
-  /** The next `times` requests on `path` get `fault`. */
-  add(path: string | RegExp, fault: Fault, times = 1): void {
-    this.armed.push({ path, fault, times });
+  /** The next `times` requests on `path` get `fault`, once `after` more have gone through (a fault mid-sync). */
+  add(path: string | RegExp, fault: Fault, times = 1, after = 0): void {
+    this.armed.push({ path, fault, times, after });
   }
 
   /** After `after` more requests on `path`, every request is answered 429 until `clear()`. */
@@ -79,6 +81,10 @@ export class Faults {
     }
     const armed = this.armed.find((a) => matches(a.path, path));
     if (!armed) return null;
+    if (armed.after > 0) {
+      armed.after--;
+      return null;
+    }
     if (--armed.times <= 0) this.armed.splice(this.armed.indexOf(armed), 1);
     return armed.fault;
   }

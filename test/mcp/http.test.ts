@@ -138,3 +138,96 @@ describe("MCP gateway over Streamable HTTP", () => {
     expect((await fetch(`${base}/nope`)).status).toBe(404);
   });
 });
+
+// Found by the fuzz test (test/fuzz): malformed JSON-RPC answered outside the envelope, or as an internal error.
+describe("malformed MCP messages", () => {
+  const post = (body: unknown) =>
+    fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "x-api-key": s.readKey,
+      },
+      body: JSON.stringify(body),
+    });
+
+  it.each([
+    ["an object that is no JSON-RPC message", { jsonrpc: "2.0" }],
+    ["a request whose params are null", { jsonrpc: "2.0", id: 1, method: "tools/call", params: null }],
+    ["a request whose params are an array", { jsonrpc: "2.0", id: 1, method: "tools/call", params: [] }],
+    ["a request with a null id", { jsonrpc: "2.0", id: null, method: "tools/call", params: { name: "whoami" } }],
+    ["an empty batch", []],
+    ["a batch of 101", Array.from({ length: 101 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" }))],
+  ])("%s → 400 INVALID_BODY with the envelope", async (_what, body) => {
+    const res = await post(body);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual({ error: { code: "INVALID_BODY", message: expect.any(String) } });
+  });
+
+  it.each([[1], ["x"], [[]], [null]])(
+    "tools/call with arguments %j → JSON-RPC -32602 invalid params, not -32603",
+    async (args) => {
+      const res = await post({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "whoami", arguments: args },
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { id: number; error: { code: number; message: string } };
+      expect(body).toMatchObject({ id: 7, error: { code: -32602 } });
+      expect(body.error.message).toMatch(/Invalid tools\/call request/);
+    },
+  );
+
+  it("a batch of two valid requests is still answered as MCP", async () => {
+    const res = await post([
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "whoami", arguments: {} } },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ]);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { id: number; result: unknown }[];
+    expect(body.map((m) => m.id).sort()).toEqual([1, 2]);
+  });
+});
+
+describe("MCP transport refusals carry the envelope", () => {
+  const post = (headers: Record<string, string>) =>
+    fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": s.readKey, ...headers },
+      body: JSON.stringify(initialize),
+    });
+  const both = "application/json, text/event-stream";
+
+  it.each([[{}], [{ accept: "*/*" }], [{ accept: "application/json" }], [{ accept: "text/event-stream" }]])(
+    "Accept %j → 406 NOT_ACCEPTABLE",
+    async (headers) => {
+      const res = await post(headers);
+      expect(res.status).toBe(406);
+      expect(await res.json()).toEqual({ error: { code: "NOT_ACCEPTABLE", message: expect.any(String) } });
+    },
+  );
+
+  it("an MCP-Protocol-Version the SDK does not speak → 400 INVALID_REQUEST", async () => {
+    const res = await post({ accept: both, "mcp-protocol-version": "1999-01-01" });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { code: "INVALID_REQUEST", message: expect.any(String) } });
+  });
+
+  it("a supported MCP-Protocol-Version is answered as MCP", async () => {
+    const res = await post({ accept: both, "mcp-protocol-version": "2025-06-18" });
+    expect(res.status).toBe(200);
+  });
+
+  it("without a key, 401 comes first whatever the Accept", async () => {
+    const res = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/html" },
+      body: JSON.stringify({ jsonrpc: "2.0" }),
+    });
+    expect(res.status).toBe(401);
+  });
+});

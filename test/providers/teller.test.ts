@@ -144,7 +144,7 @@ describe("Teller transactions", () => {
 
     expect(pages.map((p) => p.added.length)).toEqual([6, 6, 6]);
     expect(pages.map((p) => p.nextCursor)).toEqual(["", "", today()]);
-    expect(pages[0].windows).toEqual([{ providerAccountId: checking.id, from: "0001-01-01", to: "9999-12-31" }]);
+    expect(pages[0].windows).toEqual([{ providerAccountId: checking.id, from: "1900-01-01", to: "2999-12-31" }]);
     const calls = fake.requests.slice(before).filter((r) => r.path === `/accounts/${checking.id}/transactions`);
     expect(calls.map((c) => [c.query.get("count"), c.query.get("from_id"), c.query.get("start_date")])).toEqual([
       ["2", null, null],

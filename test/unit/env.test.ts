@@ -163,8 +163,14 @@ describe("readEnv: sync and provider settings", () => {
       baseUrl: "https://api.teller.io",
       certificate: "-----BEGIN CERTIFICATE-----\nBBB\n-----END CERTIFICATE-----",
       privateKey: "-----BEGIN PRIVATE KEY-----\nAAA\n-----END PRIVATE KEY-----\n",
+      ca: null,
       webhookSecrets: ["one", "two"],
     });
+    writeFileSync(join(dir, "ca.pem"), "-----BEGIN CERTIFICATE-----\nCCC\n-----END CERTIFICATE-----\n");
+    expect(readEnv({ TELLER_APPLICATION_ID: "app_1", TELLER_CA: join(dir, "ca.pem") }).teller?.ca).toBe(
+      "-----BEGIN CERTIFICATE-----\nCCC\n-----END CERTIFICATE-----\n",
+    );
+    expect(() => readEnv({ TELLER_APPLICATION_ID: "app_1", TELLER_CA: "/no/such/ca.pem" })).toThrow(/^TELLER_CA /);
     expect(readEnv({ TELLER_APPLICATION_ID: "app_1" }).teller).toMatchObject({
       environment: "sandbox",
       certificate: null,

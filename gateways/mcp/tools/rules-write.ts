@@ -13,7 +13,8 @@ const actions = z
   .describe(
     "what the rule does, in order: {type: set_category, category_slug}, {type: add_tag | remove_tag, tag_slug}, " +
       "{type: add_comment, content}, {type: set_metadata, key, value}, {type: remove_metadata, key}, " +
-      "{type: assign_counterparty, counterparty_id}, {type: assign_series, series_id}, {type: flag, reason?}. " +
+      "{type: assign_counterparty, counterparty_id}, {type: assign_series, series_id | series_name, " +
+      "create_if_missing?}, {type: flag, reason?}. " +
       "Categories and tags must exist (list_categories, list_tags).",
   );
 

@@ -48,7 +48,7 @@ export type Rule = Message<"coffer.v1.Rule"> & {
   /**
    * Each {type, ...}: set_category {category_slug}, add_tag/remove_tag {tag_slug}, add_comment {content},
    * set_metadata {key, value}, remove_metadata {key}, assign_counterparty {counterparty_id},
-   * assign_series {series_id}, flag {reason?}.
+   * assign_series {series_id | series_name, create_if_missing?}, flag {reason?}.
    *
    * @generated from field: repeated google.protobuf.Struct actions = 5;
    */

@@ -30,8 +30,15 @@ export type ActionInput =
   | { type: "set_metadata"; key: string; value: MetadataScalar }
   | { type: "remove_metadata"; key: string }
   | { type: "assign_counterparty"; counterparty_id: string }
-  | { type: "assign_series"; series_id: string }
+  | { type: "assign_series"; series_id?: string; series_name?: string; create_if_missing?: boolean }
   | { type: "flag"; reason?: string };
+
+/** Which series assign_series fills: by id (short id once stored), or by name (created when missing, if asked). */
+export interface SeriesTarget {
+  seriesId?: string;
+  seriesName?: string;
+  createIfMissing?: boolean;
+}
 
 export type MetadataScalar = string | number | boolean;
 
@@ -44,8 +51,11 @@ export type RuleAction =
   | { type: "set_metadata"; key: string; value: MetadataScalar }
   | { type: "remove_metadata"; key: string }
   | { type: "assign_counterparty"; counterpartyId: string; name: string }
-  /** The series' short id. */
-  | { type: "assign_series"; seriesId: string }
+  /**
+   * `seriesId`: the series' short id, what later rules see in `series`
+   * ("" when a series named by the target is created only when written).
+   */
+  | { type: "assign_series"; seriesId: string; target: SeriesTarget }
   | { type: "flag"; reason: string | null };
 
 /** The tag `flag` puts on a transaction (created on first use, like any tag given by slug). */
@@ -63,7 +73,8 @@ const FIELDS: Record<ActionType, { required: string[]; optional?: string[] }> = 
   set_metadata: { required: ["key", "value"] },
   remove_metadata: { required: ["key"] },
   assign_counterparty: { required: ["counterparty_id"] },
-  assign_series: { required: ["series_id"] },
+  // Which combinations are valid is the series' rule (services/series/rules-hooks.ts), checked when stored.
+  assign_series: { required: [], optional: ["series_id", "series_name", "create_if_missing"] },
   flag: { required: [], optional: ["reason"] },
 };
 
@@ -136,8 +147,20 @@ function parseAction(raw: unknown, path: string): ActionInput {
       return { type, key: metadataKey(path, raw.key) };
     case "assign_counterparty":
       return { type, counterparty_id: text(path, "counterparty_id", raw.counterparty_id, 64) };
-    case "assign_series":
-      return { type, series_id: text(path, "series_id", raw.series_id, 64) };
+    case "assign_series": {
+      const out: ActionInput = { type };
+      if (raw.series_id !== undefined) out.series_id = text(path, "series_id", raw.series_id, 64);
+      if (raw.series_name !== undefined) out.series_name = text(path, "series_name", raw.series_name, 200);
+      if (raw.create_if_missing !== undefined) {
+        if (typeof raw.create_if_missing !== "boolean")
+          throw new RuleValidationError(
+            path,
+            `create_if_missing must be true or false, got ${kindOf(raw.create_if_missing)}`,
+          );
+        out.create_if_missing = raw.create_if_missing;
+      }
+      return out;
+    }
     case "flag":
       return raw.reason === undefined || raw.reason === null
         ? { type }

@@ -1,4 +1,4 @@
-import { FLAG_TAG, type RuleAction } from "./actions.js";
+import { FLAG_TAG, type RuleAction, type SeriesTarget } from "./actions.js";
 import { forgetLowered, type TransactionContext } from "./context.js";
 import { conditionsMatch } from "./evaluate.js";
 import { METADATA_PREFIX } from "./fields.js";
@@ -84,7 +84,8 @@ export interface PipelineResult {
   /** Metadata keys set and removed, grouped by the rule that last touched them. */
   metadata: { by: RuleRef; set: string[]; removed: string[] }[];
   counterparty: { fromId: string | null; toId: string; toName: string; by: RuleRef } | null;
-  series: { to: string; by: RuleRef } | null;
+  /** The series assigned: its short id ("" when it is created on writing) and the action's target. */
+  series: { to: string; target: SeriesTarget; by: RuleRef } | null;
   comments: { content: string; by: RuleRef }[];
   /** The values after the pass (equal to the input where nothing changed). */
   after: {
@@ -127,7 +128,7 @@ export function runPipeline(
   const tagBy = new Map<string, { by: RuleRef; flagReason?: string | null }>();
   const metadataBy = new Map<string, RuleRef>();
   let counterpartyBy: RuleRef | null = null;
-  let seriesBy: RuleRef | null = null;
+  let seriesBy: { target: SeriesTarget; by: RuleRef } | null = null;
   const comments: PipelineResult["comments"] = [];
 
   const addTag = (slug: string, by: RuleRef, flagReason?: string | null) => {
@@ -188,11 +189,11 @@ export function runPipeline(
           break;
         case "assign_series":
           // Fills only a transaction that has no series yet.
-          if (ctx.series) break;
+          if (ctx.inSeries) break;
           ctx.series = a.seriesId;
           ctx.inSeries = true;
           forgetLowered(ctx, "series");
-          seriesBy = by;
+          seriesBy = { target: a.target, by };
           break;
         case "add_comment":
           comments.push({ content: a.content, by });
@@ -234,7 +235,7 @@ export function runPipeline(
     counterpartyId !== state.counterpartyId && counterpartyBy && counterpartyId !== null
       ? { fromId: state.counterpartyId, toId: counterpartyId, toName: ctx.counterparty ?? "", by: counterpartyBy }
       : null;
-  const series = seriesBy && ctx.series !== (input.series ?? "") ? { to: ctx.series ?? "", by: seriesBy } : null;
+  const series = seriesBy && !input.inSeries ? { to: ctx.series ?? "", ...seriesBy } : null;
   const metadataList = [...metadataChanges.values()];
   return {
     matched,

@@ -111,8 +111,9 @@ export class FakePlaid {
   constructor(options: { clientId?: string; secret?: string; seed?: number } = {}) {
     this.clientId = options.clientId ?? "fake-client-id";
     this.secret = options.secret ?? "fake-secret-do-not-log";
-    this.seed = options.seed ?? 42;
-    this.random = seededRandom(this.seed);
+    this.random = seededRandom(options.seed ?? 42);
+    // Histories take the seeds after it: the first one seeded like `random` would repeat the ids `add` makes.
+    this.seed = (options.seed ?? 42) + 1;
     this.server = createServer((req, res) => void this.handle(req, res));
     this.rotateKey();
   }

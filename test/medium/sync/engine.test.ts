@@ -280,7 +280,8 @@ describe("pending → posted", () => {
     await w.engine.run(id, { trigger: "initial" });
     const pending = (await storedTransactions(w.orm)).get(ptid)!;
     await setTransactionCategory(em(), OPERATOR, pending.id, "home_furniture");
-    await updateTransactionTags(em(), OPERATOR, pending.id, { add: ["tax_deductible"] });
+    // The person reviewed it: the posted row that replaces it is not marked for review again.
+    await updateTransactionTags(em(), OPERATOR, pending.id, { add: ["tax_deductible"], remove: ["needs_review"] });
     await addComment(em(), OPERATOR, pending.id, "the new sofa");
     await setTransactionMetadata(em(), OPERATOR, pending.id, { receipt: "R-1" }, false);
     return pending;

@@ -202,9 +202,9 @@ describe("runPipeline", () => {
   });
 
   it("assign_series fills only a transaction without a series; flag adds the flagged tag with its reason", () => {
-    const assign: RuleAction = { type: "assign_series", seriesId: "SerNew01" };
+    const assign: RuleAction = { type: "assign_series", seriesId: "SerNew01", target: { seriesId: "SerNew01" } };
     const none = runPipeline([rule({ actions: [assign, { type: "flag", reason: "why" }] })], ctxOf(), state(), LIMITS);
-    expect(none.series).toEqual({ to: "SerNew01", by: expect.anything() });
+    expect(none.series).toEqual({ to: "SerNew01", target: { seriesId: "SerNew01" }, by: expect.anything() });
     expect(none.tagsAdded).toEqual([{ slug: "flagged", by: expect.anything(), flagReason: "why" }]);
     const chained = runPipeline(
       [

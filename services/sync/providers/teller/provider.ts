@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { isCalendarDate } from "../../../../common/validation.js";
+import { DATE_MAX_YEAR, DATE_MIN_YEAR, isCalendarDate } from "../../../../common/validation.js";
 import { addDays, utcDay } from "../../../shared/calendar.js";
 import {
   ProviderError,
@@ -20,10 +20,13 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_RETRY_DELAY_MS = 3_000;
 const DEFAULT_OVERLAP_DAYS = 10;
 const DEFAULT_PAGE_SIZE = 250;
-/** A window claims every row from here when no start date was sent (the whole history). */
-const BEGINNING = "0001-01-01";
-/** No end date is ever sent, so a window reaches as far forward as the bank has rows. */
-const END = "9999-12-31";
+/**
+ * A window claims every row from here when no start date was sent (the whole history): the first
+ * day Coffer stores. The engine ignores a window outside the dates it stores.
+ */
+const BEGINNING = `${DATE_MIN_YEAR}-01-01`;
+/** No end date is ever sent, so a window reaches as far forward as the bank has rows: the last day Coffer stores. */
+const END = `${DATE_MAX_YEAR}-12-31`;
 /** A runaway `from_id` loop (an id that repeats) stops here. */
 const MAX_PAGES_PER_ACCOUNT = 10_000;
 
