@@ -28,7 +28,20 @@ export function ActionsEditor({ value, onChange }: { value: RuleAction[]; onChan
               </select>
             </label>
             {spec?.fields.map((f) =>
-              f.name === "category_slug" ? (
+              f.boolean ? (
+                <label key={f.name} className="inline">
+                  <input
+                    type="checkbox"
+                    checked={action[f.name] === true}
+                    onChange={(e) => {
+                      const next: RuleAction = { ...action, [f.name]: e.target.checked };
+                      if (!e.target.checked) delete next[f.name];
+                      set(i, next);
+                    }}
+                  />
+                  {f.label}
+                </label>
+              ) : f.name === "category_slug" ? (
                 <CategorySelect
                   key={f.name}
                   label={f.label}

@@ -100,26 +100,40 @@ export function numberValue(field: string, text: string): unknown {
 }
 
 /** The rule actions (docs/rules.md, "Actions") and the fields each takes. */
-export const ACTIONS: { type: string; label: string; fields: { name: string; label: string; optional?: boolean }[] }[] =
-  [
-    { type: "set_category", label: "Set category", fields: [{ name: "category_slug", label: "Category" }] },
-    { type: "add_tag", label: "Add tag", fields: [{ name: "tag_slug", label: "Tag" }] },
-    { type: "remove_tag", label: "Remove tag", fields: [{ name: "tag_slug", label: "Tag" }] },
-    { type: "add_comment", label: "Add comment", fields: [{ name: "content", label: "Comment" }] },
-    {
-      type: "set_metadata",
-      label: "Set metadata",
-      fields: [
-        { name: "key", label: "Key" },
-        { name: "value", label: "Value" },
-      ],
-    },
-    { type: "remove_metadata", label: "Remove metadata", fields: [{ name: "key", label: "Key" }] },
-    {
-      type: "assign_counterparty",
-      label: "Assign counterparty",
-      fields: [{ name: "counterparty_id", label: "Counterparty id" }],
-    },
-    { type: "assign_series", label: "Assign recurring series", fields: [{ name: "series_id", label: "Series id" }] },
-    { type: "flag", label: "Flag", fields: [{ name: "reason", label: "Reason", optional: true }] },
-  ];
+export interface ActionField {
+  name: string;
+  label: string;
+  optional?: boolean;
+  boolean?: boolean;
+}
+
+export const ACTIONS: { type: string; label: string; fields: ActionField[] }[] = [
+  { type: "set_category", label: "Set category", fields: [{ name: "category_slug", label: "Category" }] },
+  { type: "add_tag", label: "Add tag", fields: [{ name: "tag_slug", label: "Tag" }] },
+  { type: "remove_tag", label: "Remove tag", fields: [{ name: "tag_slug", label: "Tag" }] },
+  { type: "add_comment", label: "Add comment", fields: [{ name: "content", label: "Comment" }] },
+  {
+    type: "set_metadata",
+    label: "Set metadata",
+    fields: [
+      { name: "key", label: "Key" },
+      { name: "value", label: "Value" },
+    ],
+  },
+  { type: "remove_metadata", label: "Remove metadata", fields: [{ name: "key", label: "Key" }] },
+  {
+    type: "assign_counterparty",
+    label: "Assign counterparty",
+    fields: [{ name: "counterparty_id", label: "Counterparty id" }],
+  },
+  {
+    type: "assign_series",
+    label: "Assign recurring series",
+    fields: [
+      { name: "series_id", label: "Series id", optional: true },
+      { name: "series_name", label: "or series name", optional: true },
+      { name: "create_if_missing", label: "Create the series if missing", optional: true, boolean: true },
+    ],
+  },
+  { type: "flag", label: "Flag", fields: [{ name: "reason", label: "Reason", optional: true }] },
+];
