@@ -97,19 +97,20 @@ describe("the session cookie and other origins", () => {
         headers: { "content-type": "application/json", cookie: `coffer_session=${cookie.value}`, origin },
         body: JSON.stringify({ name: `from ${origin}`, scope: "full_access" }),
       });
+    const refusals = () =>
+      stack.lines.filter(
+        (l) => l.includes('"method":"POST","url":"/api/v1/api-keys"') && l.includes('"statusCode":403'),
+      ).length;
     const foreign = await post("http://evil.example");
     expect(foreign.status).toBe(403);
     expect((await foreign.json()).error.code).toBe("ORIGIN_MISMATCH");
+    // The gateway logs each request once it has answered it (the log line may come a little later).
+    await expect.poll(refusals, { timeout: 10_000 }).toBe(1);
     // The same request from the console's own origin passes: it is the Origin that was refused.
     expect((await post(stack.url)).status).toBe(201);
 
     // A page on another origin (the widget server, another port on this host) makes the browser send the POST
     // with the cookie (same site, so SameSite=Strict lets it through); the server refuses it, nothing is made.
-    const refusals = () =>
-      stack.lines.filter(
-        (l) => l.includes('"method":"POST","url":"/api/v1/api-keys"') && l.includes('"statusCode":403'),
-      ).length;
-    const before = refusals();
     await page.goto(stack.widgets.url + "/blank.html");
     await page.evaluate(async (target) => {
       await fetch(`${target}/api/v1/api-keys`, {
@@ -121,7 +122,7 @@ describe("the session cookie and other origins", () => {
       });
     }, stack.url);
     // The request did reach the REST gateway, which refused it (its request log says so).
-    await expect.poll(refusals).toBe(before + 1);
+    await expect.poll(refusals, { timeout: 10_000 }).toBe(2);
     const keys = await stack.api(await stack.createKey("full_access", "lister"), "GET", "/api/v1/api-keys");
     const names = keys.body.api_keys.map((k: { name: string }) => k.name);
     expect(names).toContain(`from ${stack.url}`);
