@@ -25,11 +25,19 @@ const registered: RouteOptions[] = [];
 /** ":id" → "{id}", as OpenAPI writes path parameters. */
 const openapiPath = (url: string) => url.replace(/:(\w+)/g, "{$1}");
 
-/** The operations the document must hold: every route but HEAD twins and the 405 answers for other methods. */
+/**
+ * The operations the document must hold: every route but HEAD twins, the 405
+ * answers for other methods, and the console's files (the one static route).
+ */
 function apiRoutes(): { method: string; url: string }[] {
   const out: { method: string; url: string }[] = [];
   for (const r of registered) {
     if (r.config?.methodFallback) continue;
+    if (r.config?.notApi || r.schema?.hide) {
+      // The console's page and files, nothing else.
+      expect(["/", "/*"]).toContain(r.url);
+      continue;
+    }
     for (const method of [r.method].flat()) if (method !== "HEAD") out.push({ method, url: r.url });
   }
   return out;
