@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { EnvError } from "../common/env.js";
+import { EnvError, readEnv } from "../common/env.js";
 import { CofferError } from "../services/errors/coffer-error.js";
 
 // Each command imports only what it runs: loading the core, both gateways, the
@@ -14,6 +14,7 @@ const lazy = {
   withOrm: () => import("./with-orm.js").then((m) => m.withOrm),
   apiKeys: () => import("../services/auth/api-keys.js"),
   deviceCodes: () => import("../services/auth/device-codes.js"),
+  logins: () => import("../services/auth/logins.js"),
   demo: () => import("./demo.js"),
   importCsv: () => import("./import-csv.js").then((m) => m.importCsv),
 };
@@ -31,6 +32,9 @@ Commands:
   migrate                     apply database migrations and exit
   keys create --name N --scope read_only|full_access [--user ID]
                               create an API key straight on the database; prints only the key
+  users create-login --email E --role admin|editor|viewer [--user ID] [--name N]
+                              a web-console login straight on the database (without --user, for a new
+                              household member); prints only its one-time setup URL (valid 1 hour)
   device approve <user_code> [--scope read_only|full_access] [--name N]
   device deny <user_code>     decide a device-code login request
   demo                        load a demo household (2 people, 4 accounts, ~2,000 transactions
@@ -65,6 +69,34 @@ async function keys(args: string[]) {
     async (em) => (await createApiKey(em, { name: values.name!, scope: values.scope!, userId: values.user })).plaintext,
   );
   process.stdout.write(`${plaintext}\n`);
+}
+
+async function users(args: string[]) {
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      email: { type: "string" },
+      role: { type: "string" },
+      user: { type: "string" },
+      name: { type: "string" },
+    },
+  });
+  const usage = "usage: coffer users create-login --email E --role admin|editor|viewer [--user ID] [--name N]";
+  if (positionals[0] !== "create-login") fail(usage);
+  if (!values.email || !values.role) fail(`users create-login needs --email and --role; ${usage}`);
+  if (values.user && values.name) fail("--name names a new household member; leave it out with --user");
+  const [withOrm, { createLoginForMember }] = await Promise.all([lazy.withOrm(), lazy.logins()]);
+  const { publicUrl } = readEnv();
+  const { setupUrl } = await withOrm((em) =>
+    createLoginForMember(em, publicUrl, {
+      email: values.email!,
+      role: values.role!,
+      userId: values.user,
+      name: values.name,
+    }),
+  );
+  process.stdout.write(`${setupUrl}\n`);
 }
 
 async function importCommand(args: string[]) {
@@ -153,6 +185,8 @@ export async function main(argv: string[]) {
         return await keys(rest);
       case "device":
         return await device(rest);
+      case "users":
+        return await users(rest);
       case "import":
         return await importCommand(rest);
       case "demo": {

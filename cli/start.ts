@@ -45,6 +45,24 @@ function stopChild(name: string, c: ChildProcess, say: (m: string) => void): Pro
 }
 
 /**
+ * The first-run setup URL while no login account exists, else null. The
+ * core has applied the migrations by the time it is ready; the ORM is loaded
+ * only here, after the children are up, so it does not slow the start.
+ */
+async function firstRunSetup(databaseUrl: string, publicUrl: string): Promise<string | null> {
+  const [{ openOrm, closeOrm }, { firstRunSetupUrl }] = await Promise.all([
+    import("../services/db/orm.js"),
+    import("../services/auth/logins.js"),
+  ]);
+  const orm = await openOrm(databaseUrl, 1);
+  try {
+    return await firstRunSetupUrl(orm.em.fork(), publicUrl);
+  } finally {
+    await closeOrm(orm);
+  }
+}
+
+/**
  * `coffer start`: one supervisor for the three processes. Opens the database
  * (embedded unless DATABASE_URL is set), starts the core (which applies the
  * migrations before it listens, under a lock), then the REST and MCP
@@ -138,6 +156,10 @@ export async function start(env: NodeJS.ProcessEnv) {
   }
 
   const ready = ((Date.now() - began) / 1000).toFixed(1);
+  const setupUrl = await firstRunSetup(db.url, e.publicUrl).catch((err: Error) => {
+    say(`could not check for a first-run setup link: ${err.message}`);
+    return null;
+  });
   process.stdout.write(
     [
       ``,
@@ -146,6 +168,14 @@ export async function start(env: NodeJS.ProcessEnv) {
       `  MCP        http://${shown}:${mcpPort}/mcp`,
       `  core       http://${shown}:${corePort}   (Connect, gRPC, gRPC-Web over h2c)`,
       ``,
+      ...(setupUrl
+        ? [
+            `No one can sign in to the web console yet. Open this one-time link within an hour to create`,
+            `the admin account (each start prints a new one until an account exists):`,
+            `  ${setupUrl}`,
+            ``,
+          ]
+        : []),
       `Create your first API key (in another terminal):`,
       `  npx coffer keys create --name admin --scope full_access`,
       `Then:  curl -H "X-API-Key: <key>" http://${shown}:${restPort}/api/v1/keys/me`,

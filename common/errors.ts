@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   MISSING_CREDENTIALS: { connect: Code.Unauthenticated, http: 401 },
   INVALID_API_KEY: { connect: Code.Unauthenticated, http: 401 },
   REVOKED_API_KEY: { connect: Code.Unauthenticated, http: 401 },
+  INVALID_CREDENTIALS: { connect: Code.Unauthenticated, http: 401 },
   INSUFFICIENT_SCOPE: { connect: Code.PermissionDenied, http: 403 },
   FORBIDDEN: { connect: Code.PermissionDenied, http: 403 },
   NOT_FOUND: { connect: Code.NotFound, http: 404 },

@@ -1,6 +1,7 @@
 import { createContextKey, type HandlerContext } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import type { ActorType, ApiKeyScope } from "./db/entities/index.js";
+import type { LoginRole } from "./auth/roles.js";
 import type { Em } from "./db/orm.js";
 import { CofferError } from "./errors/coffer-error.js";
 
@@ -15,11 +16,26 @@ export type Principal =
       actorType: ActorType;
       userId: string | null;
     }
+  /** A person signed in to the web console (services/auth/sessions.ts); the role decides the scope. */
+  | {
+      kind: "session";
+      sessionId: string;
+      loginId: string;
+      userId: string;
+      userShortId: string;
+      userName: string;
+      email: string;
+      role: LoginRole;
+      scope: ApiKeyScope;
+      expiresAt: Date;
+    }
   /** The operator on the server itself (CLI commands that work straight on the database). */
   | { kind: "system"; name: string };
 
 export const kPrincipal = createContextKey<Principal | undefined>(undefined, { description: "principal" });
 export const kEm = createContextKey<Em | undefined>(undefined, { description: "per-request entity manager" });
+/** The address the call came from: the REST gateway's x-coffer-client-ip, else the connection's peer. */
+export const kPeer = createContextKey<string | undefined>(undefined, { description: "peer address" });
 export const kLog = createContextKey<FastifyBaseLogger | undefined>(undefined, { description: "request logger" });
 
 /**

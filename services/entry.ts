@@ -10,6 +10,7 @@ import {
 import { kEm, kEntry, kPrincipal, type EntryState } from "./context.js";
 import { CofferError } from "./errors/coffer-error.js";
 import { authorizeCall } from "./interceptors/auth.js";
+import { SESSION_HEADER } from "../common/session.js";
 
 /**
  * The core's entry points, in front of Connect's own handling of each RPC
@@ -137,7 +138,10 @@ function guard(h: UniversalHandler): UniversalHandler {
     // interceptor then refuses any method that needs a key (it fails closed).
     if (!values || !entry || !em) return h(req);
     try {
-      const principal = await authorizeCall(em, h.method, req.header.get("x-api-key"));
+      const principal = await authorizeCall(em, h.method, {
+        apiKey: req.header.get("x-api-key"),
+        session: req.header.get(SESSION_HEADER),
+      });
       if (principal) values.set(kPrincipal, principal);
     } catch (e) {
       return answerWith(h, req, entry, e);

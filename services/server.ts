@@ -2,7 +2,7 @@ import { createConnectRouter, createContextValues } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import { fastify } from "fastify";
 import type { CoreConfig } from "./config.js";
-import { kEm, kEntry, kLog } from "./context.js";
+import { kEm, kEntry, kLog, kPeer } from "./context.js";
 import { guardEntries } from "./entry.js";
 import type { Orm } from "./db/orm.js";
 import type { CoreDeps } from "./deps.js";
@@ -14,6 +14,7 @@ import { seriesDetectionTask } from "./series/detection.js";
 import { routes } from "./routes.js";
 import { CursorKeyring, rotateCursorKeyTask } from "./pagination/cursor-keys.js";
 import { purgeWebhookEventsTask } from "./sync/retention.js";
+import { purgeLoginLeftoversTask } from "./auth/login-retention.js";
 import { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from "./sync/runtime.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
 
@@ -70,7 +71,11 @@ export async function buildCoreServer(
     // Unknown JSON fields are refused (as the REST gateway refuses them), and so is invalid UTF-8.
     jsonOptions: JSON_OPTIONS,
     contextValues: (req) =>
-      createContextValues().set(kEm, orm.em.fork()).set(kLog, req.log).set(kEntry, { reached: false }),
+      createContextValues()
+        .set(kEm, orm.em.fork())
+        .set(kLog, req.log)
+        .set(kEntry, { reached: false })
+        .set(kPeer, req.ip),
     // In-flight calls get this long to finish when the core shuts down.
     shutdownTimeoutMs: 10_000,
   });
@@ -80,6 +85,7 @@ export async function buildCoreServer(
     rotateCursorKeyTask(() => orm.em.fork()),
     seriesDetectionTask(() => orm.em.fork()),
     purgeWebhookEventsTask(() => orm.em.fork()),
+    purgeLoginLeftoversTask(() => orm.em.fork()),
   ];
   let running: RunningTasks | null = null;
   // Before listening: a core whose job queue cannot start (e.g. its schema is missing) must not serve.

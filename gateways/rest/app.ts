@@ -14,6 +14,7 @@ import { STRICT_DIRECTIVES } from "./csp.js";
 import { registerOpenApi, type DocConfig } from "./openapi.js";
 import { allRoutes } from "./routes/index.js";
 import { NO_CONTENT, type HttpMethod, type JsonSchema, type RestRoute } from "./route.js";
+import { readCookie } from "./session-cookie.js";
 import { validatorFor } from "./validators.js";
 
 export interface RestAppOptions {
@@ -32,6 +33,11 @@ export interface RestAppOptions {
   /** Sees every route as it is registered (the test that the OpenAPI document lists them all). */
   onRoute?: (route: RouteOptions) => void;
 }
+
+/** Methods a browser may send across sites without asking: they must not change anything. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+/** Sign-in and setup: they carry no cookie yet, but a browser's request to them must still come from the console. */
+const SIGN_IN_URLS = new Set(["/api/v1/auth/login", "/api/v1/auth/setup"]);
 
 const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
@@ -65,6 +71,28 @@ export async function buildRestApp(opts: RestAppOptions) {
     guard: opts.guard && { ...opts.guard, allowedOrigins: undefined },
   });
   app.setValidatorCompiler(({ schema, httpPart }) => validatorFor(schema as JsonSchema, httpPart));
+
+  // The console's session is an ambient credential (a cookie), so a change made with it must come from
+  // the console's own pages: Origin equal to COFFER_PUBLIC_URL's. SameSite=Strict already keeps other
+  // sites' requests from carrying it; this holds even where that is not enough (an old browser, a sibling
+  // site). A request with an API key is a program's, which no other site can make a browser send.
+  const publicUrl = opts.guard?.publicUrl ?? readEnv({}).publicUrl;
+  const publicOrigin = new URL(publicUrl).origin;
+  app.addHook("onRequest", async (req, reply) => {
+    if (SAFE_METHODS.has(req.method) || req.headers["x-api-key"] !== undefined) return;
+    const withCookie = readCookie(req.headers.cookie) !== undefined;
+    const signIn = SIGN_IN_URLS.has(req.url.split("?")[0]) && req.headers.origin !== undefined;
+    if ((withCookie || signIn) && req.headers.origin !== publicOrigin) {
+      const origin =
+        req.headers.origin === undefined
+          ? "no Origin"
+          : `the origin ${JSON.stringify(req.headers.origin.slice(0, 100))}`;
+      return send(
+        reply,
+        envelope("ORIGIN_MISMATCH", `A console request must come from ${publicOrigin}; this one has ${origin}`),
+      );
+    }
+  });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof ConnectError) return send(reply, mapAndLog(err, req.log));
@@ -135,11 +163,15 @@ export async function buildRestApp(opts: RestAppOptions) {
           }
         : undefined,
       handler: async (req, reply) => {
-        const apiKey = req.headers["x-api-key"];
+        const apiKey = typeof req.headers["x-api-key"] === "string" ? req.headers["x-api-key"] : undefined;
+        // A key wins: the cookie is not even passed on when a program sends one.
+        const session = apiKey === undefined ? readCookie(req.headers.cookie) : undefined;
         const result = await route.handler({
           req,
+          reply,
+          publicUrl,
           core: opts.core,
-          opts: callOptions(typeof apiKey === "string" ? apiKey : undefined, req.id, route.timeoutMs),
+          opts: callOptions(apiKey, req.id, route.timeoutMs, { session, clientIp: req.ip }),
           params: req.params,
           query: req.query ?? {},
           body: req.body ?? (route.rawBody ? Buffer.alloc(0) : {}),

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { CallOptions, CoreClients } from "../shared/core-client.js";
 
@@ -13,8 +13,12 @@ export type JsonSchema = z.core.JSONSchema.JSONSchema;
 /** What a handler gets: the request, the core, and the path parameters, query and body. */
 export interface RouteContext<P = Record<string, string>, Q = unknown, B = unknown> {
   req: FastifyRequest;
+  /** For the few routes that set a header (the session cookie); the status and body come from the return value. */
+  reply: FastifyReply;
+  /** COFFER_PUBLIC_URL: where people reach this gateway (the cookie is Secure when it is https). */
+  publicUrl: string;
   core: CoreClients;
-  /** Call options carrying the caller's X-API-Key and the request id to the core. */
+  /** Call options carrying the caller's X-API-Key (or console session) and the request id to the core. */
   opts: CallOptions;
   params: P;
   query: Q;

@@ -2,9 +2,11 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { Transport } from "@connectrpc/connect";
 import { DEFAULTS } from "../../common/env.js";
+import { CLIENT_IP_HEADER, SESSION_HEADER } from "../../common/session.js";
 import { ApiKeyService, DeviceCodeService } from "../../gen/coffer/v1/auth_pb.js";
 import { SystemService } from "../../gen/coffer/v1/system_pb.js";
 import { UserService } from "../../gen/coffer/v1/users_pb.js";
+import { LoginService, SessionService } from "../../gen/coffer/v1/logins_pb.js";
 import { AccountService } from "../../gen/coffer/v1/accounts_pb.js";
 import { CategoryService } from "../../gen/coffer/v1/categories_pb.js";
 import { CounterpartyService } from "../../gen/coffer/v1/counterparties_pb.js";
@@ -37,6 +39,8 @@ export function coreClients(transport: Transport) {
     apiKeys: createClient(ApiKeyService, transport),
     deviceCodes: createClient(DeviceCodeService, transport),
     users: createClient(UserService, transport),
+    sessions: createClient(SessionService, transport),
+    logins: createClient(LoginService, transport),
     accounts: createClient(AccountService, transport),
     transactions: createClient(TransactionService, transport),
     categories: createClient(CategoryService, transport),
@@ -54,7 +58,7 @@ export function coreClients(transport: Transport) {
 
 export type CoreClients = ReturnType<typeof coreClients>;
 
-/** Per-call options: the caller's key and the request id travel to the core as headers. */
+/** Per-call options: the caller's key (or session) and the request id travel to the core as headers. */
 export interface CallOptions {
   headers: Record<string, string>;
   signal?: AbortSignal;
@@ -62,8 +66,15 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-export function callOptions(apiKey: string | undefined, requestId: string, timeoutMs?: number): CallOptions {
+export function callOptions(
+  apiKey: string | undefined,
+  requestId: string,
+  timeoutMs?: number,
+  browser?: { session?: string; clientIp?: string },
+): CallOptions {
   const headers: Record<string, string> = { "x-request-id": requestId };
   if (apiKey) headers["x-api-key"] = apiKey;
+  if (browser?.session) headers[SESSION_HEADER] = browser.session;
+  if (browser?.clientIp) headers[CLIENT_IP_HEADER] = browser.clientIp;
   return timeoutMs === undefined ? { headers } : { headers, timeoutMs };
 }

@@ -9,6 +9,8 @@ export interface ErrorEnvelope {
 export interface MappedError {
   status: number;
   body: ErrorEnvelope;
+  /** RATE_LIMITED: seconds until the caller may try again (the core's retry-after), sent as Retry-After. */
+  retryAfter?: number;
 }
 
 /** What a gateway logs with: fastify's request logger (which adds reqId), or the stdio server's. */
@@ -59,7 +61,12 @@ export function envelope(code: ErrorCode, message: string): MappedError {
 export function mapError(e: unknown): MappedError {
   const ce = ConnectError.from(e);
   const given = cofferCode(ce);
-  if (given) return envelope(given, ce.rawMessage);
+  if (given) {
+    const mapped = envelope(given, ce.rawMessage);
+    const retryAfter = ce.metadata.get("retry-after");
+    if (retryAfter && /^\d{1,6}$/.test(retryAfter)) mapped.retryAfter = Number(retryAfter);
+    return mapped;
+  }
   const code: ErrorCode =
     ce.code === Code.Unavailable || isTransportFailure(ce)
       ? "UNAVAILABLE"

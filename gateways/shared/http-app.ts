@@ -29,6 +29,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const HEAD_LIMIT_KIB = Math.round(maxHeaderSize / 1024);
 
 export function sendEnvelope(reply: FastifyReply, mapped: MappedError) {
+  if (mapped.retryAfter !== undefined) reply.header("retry-after", String(mapped.retryAfter));
   return reply.status(mapped.status).type("application/json").send(mapped.body);
 }
 

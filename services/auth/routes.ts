@@ -7,6 +7,7 @@ import { CofferError } from "../errors/coffer-error.js";
 import { ts, tsOrUndef } from "../shared/proto.js";
 import { createApiKey, listApiKeys, loadApiKey, revokeApiKey, type ApiKeyView } from "./api-keys.js";
 import { approveDeviceCode, createDeviceCode, denyDeviceCode, pollDeviceCode } from "./device-codes.js";
+import { loginRoutes } from "./login-routes.js";
 
 const apiKeyToProto = (key: ApiKeyView): MessageInitShape<typeof ApiKeySchema> => ({
   id: key.id,
@@ -62,4 +63,6 @@ export function authRoutes(router: ConnectRouter, deps: CoreDeps) {
       return { decision: { userCode: d.userCode, status: d.status } };
     },
   });
+
+  loginRoutes(router, deps);
 }

@@ -8,11 +8,15 @@ export class CofferError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(message, options);
     this.name = "CofferError";
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
+
+  /** RATE_LIMITED: when the caller may try again; REST answers it as Retry-After. */
+  readonly retryAfterSeconds: number | undefined;
 }
 
 export const notFound = (what: string) => new CofferError("NOT_FOUND", `${what} not found`);

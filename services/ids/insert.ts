@@ -10,16 +10,19 @@ export async function withShortId<T>(insert: (shortId: string) => Promise<T>, at
     try {
       return await insert(newShortId());
     } catch (e) {
-      const collided = e instanceof UniqueConstraintViolationException && /short_id/.test(e.message);
-      if (!collided || i >= attempts) throw e;
+      if (!isShortIdClash(e) || i >= attempts) throw e;
     }
   }
 }
 
 /** A unique violation of a short_id column, from the ORM or from raw SQL. */
 export function isShortIdClash(e: unknown): boolean {
-  if (e instanceof UniqueConstraintViolationException) return /short_id/.test(e.message);
   const err = e as { code?: unknown; constraint?: unknown; message?: unknown } | null;
+  // The constraint's name decides when it is known: the ORM's message quotes the whole INSERT, which
+  // names the short_id column whichever unique index failed (retrying an email clash inside a
+  // transaction would then fail with "current transaction is aborted").
+  if (typeof err?.constraint === "string") return /short_id/.test(err.constraint);
+  if (e instanceof UniqueConstraintViolationException) return /short_id/.test(e.message);
   return err?.code === "23505" && /short_id/.test(`${String(err.constraint)} ${String(err.message)}`);
 }
 

@@ -1,8 +1,9 @@
 import { getOption } from "@bufbuild/protobuf";
 import type { DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
-import { Scope, required_scope } from "../../gen/coffer/v1/options_pb.js";
+import { Scope, admin_only, required_scope } from "../../gen/coffer/v1/options_pb.js";
 import { authenticateKey } from "../auth/api-keys.js";
+import { authenticateSession } from "../auth/sessions.js";
 import { kPrincipal, type Principal } from "../context.js";
 import type { Em } from "../db/orm.js";
 import { CofferError } from "../errors/coffer-error.js";
@@ -17,22 +18,38 @@ export function requiredScopeOf(method: DescMethod): Scope {
   return scope === Scope.UNSPECIFIED ? Scope.FULL_ACCESS : scope;
 }
 
+/** What a call presents: an API key (X-API-Key) and/or a console session token (x-coffer-session). */
+export interface Credentials {
+  apiKey: string | null;
+  session: string | null;
+}
+
 /**
- * The one authorization of a call: resolves the presented X-API-Key and
- * enforces the scope the proto declares for the method. Undefined for a
- * public method (no key needed, none looked at). The core's entry guard
+ * The one authorization of a call: resolves the presented API key, or else
+ * the console session, and enforces the scope the proto declares for the
+ * method (a session's scope comes from its role), and for an admin_only
+ * method with a session, the admin role. Undefined for a public method (no
+ * credential needed, none looked at). The core's entry guard
  * (services/entry.ts) runs it before the request body is read.
  */
 export async function authorizeCall(
   em: Em,
   method: DescMethod,
-  presentedKey: string | null,
+  credentials: Credentials,
 ): Promise<Principal | undefined> {
   const required = requiredScopeOf(method);
   if (required === Scope.PUBLIC) return undefined;
-  const principal = await authenticateKey(em, presentedKey);
+  // A key wins over a session: it is what a program sends on purpose.
+  const principal =
+    credentials.apiKey || !credentials.session
+      ? await authenticateKey(em, credentials.apiKey)
+      : await authenticateSession(em, credentials.session);
   if (required === Scope.FULL_ACCESS && principal.scope !== "full_access") {
-    throw new CofferError("INSUFFICIENT_SCOPE", `${method.name} needs a full_access key; this key is read_only`);
+    const who = principal.kind === "session" ? `a ${principal.role}'s session is read_only` : "this key is read_only";
+    throw new CofferError("INSUFFICIENT_SCOPE", `${method.name} needs a full_access key; ${who}`);
+  }
+  if (principal.kind === "session" && principal.role !== "admin" && getOption(method, admin_only)) {
+    throw new CofferError("FORBIDDEN", `${method.name} manages access: it needs an admin, not a ${principal.role}`);
   }
   return principal;
 }

@@ -8,11 +8,21 @@ import { kEntry, kLog } from "../context.js";
 /** Header (gRPC trailer) that repeats the stable code for clients that ignore error details. */
 export const ERROR_CODE_HEADER = "coffer-error-code";
 
-export function toConnectError(code: ErrorCode, message: string, cause?: unknown): ConnectError {
+/** Header (gRPC trailer) telling a rate-limited caller how many seconds to wait. */
+export const RETRY_AFTER_HEADER = "retry-after";
+
+export function toConnectError(
+  code: ErrorCode,
+  message: string,
+  cause?: unknown,
+  retryAfterSeconds?: number,
+): ConnectError {
+  const metadata: Record<string, string> = { [ERROR_CODE_HEADER]: code };
+  if (retryAfterSeconds !== undefined) metadata[RETRY_AFTER_HEADER] = String(retryAfterSeconds);
   return new ConnectError(
     message,
     ERROR_CODES[code].connect,
-    { [ERROR_CODE_HEADER]: code },
+    metadata,
     [{ desc: ErrorInfoSchema, value: { reason: code, domain: ERROR_DOMAIN } }],
     cause,
   );
@@ -76,7 +86,7 @@ export const errorInterceptor: Interceptor = (next) => async (req) => {
     if (entry?.failure !== undefined) throw entry.failure;
     return await next(req);
   } catch (e) {
-    if (e instanceof CofferError) throw toConnectError(e.code, e.message, e);
+    if (e instanceof CofferError) throw toConnectError(e.code, e.message, e, e.retryAfterSeconds);
     if (e instanceof ConnectError && e.findDetails(ErrorInfoSchema).length > 0) throw e;
     if (e instanceof ConnectError && e.code === Code.Canceled) throw e;
     // Coffer's own code raises CofferErrors; a bare ConnectError in a streaming call is Connect

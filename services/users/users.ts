@@ -18,7 +18,7 @@ export async function resolveUser(em: Em, raw: string): Promise<User> {
 const parseName = (raw: string | undefined) => parseText(raw, "name", { max: 200 });
 
 /** "" means no email; otherwise it must look like one. */
-function parseEmail(raw: string | undefined): string | null {
+export function parseEmail(raw: string | undefined): string | null {
   const email = parseText(raw, "email", { min: 0, max: 320 });
   if (!email) return null;
   if (!EMAIL.test(email)) throw validation("email is not a valid email address");
@@ -75,7 +75,7 @@ export async function deleteUser(em: Em, raw: string): Promise<void> {
     if (isForeignKeyViolation(e)) {
       throw new CofferError(
         "CONFLICT",
-        "This user still owns data (accounts, connections or API keys); remove or reassign it first",
+        "This user still owns data (accounts, connections, API keys or a login); remove or reassign it first",
       );
     }
     throw e;

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { getOption, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import { Scope, required_scope } from "../../gen/coffer/v1/options_pb.js";
+import { Scope, admin_only, required_scope } from "../../gen/coffer/v1/options_pb.js";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { requiredScopeOf } from "../../services/interceptors/auth.js";
 
@@ -88,6 +88,43 @@ describe("every RPC declares its scope in the proto", () => {
     const m = methods.find(([n]) => n === name)?.[1];
     expect(m).toBeDefined();
     expect(getOption(m!, required_scope)).toBe(scope);
+  });
+});
+
+describe("admin_only: what a console session needs the admin role for", () => {
+  // Everything that hands out or manages access: an editor (full_access) could otherwise mint
+  // a full_access key and manage logins with it.
+  const ADMIN_ONLY = [
+    "coffer.v1.LoginService/GetLogin",
+    "coffer.v1.LoginService/CreateLogin",
+    "coffer.v1.LoginService/UpdateLogin",
+    "coffer.v1.LoginService/DeleteLogin",
+    "coffer.v1.LoginService/ResetLoginPassword",
+    "coffer.v1.ApiKeyService/ListApiKeys",
+    "coffer.v1.ApiKeyService/CreateApiKey",
+    "coffer.v1.ApiKeyService/RevokeApiKey",
+    "coffer.v1.DeviceCodeService/ApproveDeviceCode",
+    "coffer.v1.DeviceCodeService/DenyDeviceCode",
+    "coffer.v1.UserService/CreateUser",
+    "coffer.v1.UserService/UpdateUser",
+    "coffer.v1.UserService/DeleteUser",
+  ];
+
+  it("is set on exactly the access-managing methods, all of them full_access", () => {
+    const marked = methods.filter(([, m]) => getOption(m, admin_only)).map(([n]) => n);
+    expect(marked.sort()).toEqual([...ADMIN_ONLY].sort());
+    for (const [name, m] of methods)
+      if (ADMIN_ONLY.includes(name)) expect(getOption(m, required_scope)).toBe(Scope.FULL_ACCESS);
+  });
+
+  it.each([
+    ["coffer.v1.SessionService/GetSetupToken", Scope.PUBLIC],
+    ["coffer.v1.SessionService/CompleteSetup", Scope.PUBLIC],
+    ["coffer.v1.SessionService/Login", Scope.PUBLIC],
+    ["coffer.v1.SessionService/Logout", Scope.PUBLIC],
+    ["coffer.v1.SessionService/GetSession", Scope.READ_ONLY],
+  ])("%s is %s", (name, scope) => {
+    expect(getOption(methods.find(([n]) => n === name)![1], required_scope)).toBe(scope);
   });
 });
 

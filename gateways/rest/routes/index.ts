@@ -2,6 +2,7 @@ import type { RestRoute } from "../route.js";
 import { accountRoutes } from "./accounts.js";
 import { authRoutes } from "./auth.js";
 import { categoryRoutes } from "./categories.js";
+import { loginRoutes } from "./logins.js";
 import { counterpartyRoutes } from "./counterparties.js";
 import { reportRoutes } from "./reports.js";
 import { seriesRoutes } from "./series.js";
@@ -17,6 +18,7 @@ export const allRoutes: RestRoute[] = [
   ...systemRoutes,
   ...authRoutes,
   ...userRoutes,
+  ...loginRoutes,
   ...transactionReadRoutes,
   ...transactionWriteRoutes,
   ...accountRoutes,

@@ -11,7 +11,7 @@ import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
  * Describes the file coffer/v1/options.proto.
  */
 export const file_coffer_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("Chdjb2ZmZXIvdjEvb3B0aW9ucy5wcm90bxIJY29mZmVyLnYxKlwKBVNjb3BlEhUKEVNDT1BFX1VOU1BFQ0lGSUVEEAASEAoMU0NPUEVfUFVCTElDEAESEwoPU0NPUEVfUkVBRF9PTkxZEAISFQoRU0NPUEVfRlVMTF9BQ0NFU1MQAzpZCg5yZXF1aXJlZF9zY29wZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLmOAyABKA4yEC5jb2ZmZXIudjEuU2NvcGVSDXJlcXVpcmVkU2NvcGU6OQoHZGVjaW1hbBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYuo4DIAEoCFIHZGVjaW1hbGIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("Chdjb2ZmZXIvdjEvb3B0aW9ucy5wcm90bxIJY29mZmVyLnYxKlwKBVNjb3BlEhUKEVNDT1BFX1VOU1BFQ0lGSUVEEAASEAoMU0NPUEVfUFVCTElDEAESEwoPU0NPUEVfUkVBRF9PTkxZEAISFQoRU0NPUEVfRlVMTF9BQ0NFU1MQAzpZCg5yZXF1aXJlZF9zY29wZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLmOAyABKA4yEC5jb2ZmZXIudjEuU2NvcGVSDXJlcXVpcmVkU2NvcGU6PwoKYWRtaW5fb25seRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLuOAyABKAhSCWFkbWluT25seTo5CgdkZWNpbWFsEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi6jgMgASgIUgdkZWNpbWFsYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Scope an API key needs to call an RPC. Declared on every method of every
@@ -56,11 +56,21 @@ export const required_scope: GenExtension<MethodOptions, Scope> = /*@__PURE__*/
   extDesc(file_coffer_v1_options, 0);
 
 /**
+ * With a console session, the method also needs the admin role: it manages
+ * people's access (login accounts, API keys, device approvals, household members).
+ * A full_access API key may call it as before.
+ *
+ * @generated from extension: bool admin_only = 51003;
+ */
+export const admin_only: GenExtension<MethodOptions, boolean> = /*@__PURE__*/
+  extDesc(file_coffer_v1_options, 1);
+
+/**
  * A string field holding an exact decimal amount (e.g. "-12.30"). The REST
  * gateway renders it as a JSON number; nobody does float arithmetic on it.
  *
  * @generated from extension: bool decimal = 51002;
  */
 export const decimal: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
-  extDesc(file_coffer_v1_options, 1);
+  extDesc(file_coffer_v1_options, 2);
 

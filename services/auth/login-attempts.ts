@@ -1,0 +1,53 @@
+import type { Em } from "../db/orm.js";
+import { query } from "../db/sql.js";
+import { CofferError } from "../errors/coffer-error.js";
+
+/** Sign-in attempts allowed per account and per address within WINDOW_SECONDS. */
+export const ATTEMPT_LIMIT = 5;
+export const WINDOW_SECONDS = 60;
+
+/** The key an account is limited under: the email as typed, trimmed and lower-cased (known or not). */
+export const attemptKey = (email: string) => email.trim().toLowerCase().slice(0, 320);
+
+/**
+ * Records an attempt before the password is checked, then counts the other
+ * attempts in the window for the account and for the address. Recording first
+ * means simultaneous attempts see one another (on any core replica: the
+ * table is the shared state), so a burst cannot slip past the count. At the
+ * limit the attempt is dropped again and RATE_LIMITED says when the oldest
+ * counted one leaves the window. Returns the attempt's id: a successful
+ * sign-in deletes it (only failures count), a failed one leaves it.
+ */
+export async function admitAttempt(em: Em, email: string, ip: string): Promise<string> {
+  const key = attemptKey(email);
+  const [{ id }] = await query<{ id: string }>(
+    em,
+    `insert into login_attempts (email, ip) values (?, ?) returning id`,
+    [key, ip],
+  );
+  // Waiting time for one side: until its ATTEMPT_LIMIT-th most recent other attempt leaves the window.
+  const wait = (column: "email" | "ip") =>
+    `(select ceil(extract(epoch from attempted_at + make_interval(secs => ${WINDOW_SECONDS}) - clock_timestamp()))
+      from login_attempts where ${column} = ? and id <> ?
+        and attempted_at > clock_timestamp() - make_interval(secs => ${WINDOW_SECONDS})
+      order by attempted_at desc offset ${ATTEMPT_LIMIT - 1} limit 1)`;
+  const [row] = await query<{ email_wait: string | null; ip_wait: string | null }>(
+    em,
+    `select ${wait("email")} as email_wait, ${wait("ip")} as ip_wait`,
+    [key, id, ip, id],
+  );
+  if (row.email_wait !== null || row.ip_wait !== null) {
+    await forgetAttempt(em, id);
+    const seconds = Math.max(1, Number(row.email_wait ?? 0), Number(row.ip_wait ?? 0));
+    throw new CofferError(
+      "RATE_LIMITED",
+      `Too many sign-in attempts; try again in ${seconds} second${seconds === 1 ? "" : "s"}`,
+      { retryAfterSeconds: seconds },
+    );
+  }
+  return id;
+}
+
+export async function forgetAttempt(em: Em, id: string): Promise<void> {
+  await query(em, `delete from login_attempts where id = ?`, [id]);
+}
