@@ -12,6 +12,7 @@ import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/h
 import { consoleConfigOf, registerConsole, wantsHtml, type ConsoleOptions } from "./console.js";
 import { STRICT_DIRECTIVES } from "./csp.js";
 import { registerOpenApi, type DocConfig } from "./openapi.js";
+import { checkResponsesAgainstDocument } from "./response-check.js";
 import { allRoutes } from "./routes/index.js";
 import { NO_CONTENT, type HttpMethod, type JsonSchema, type RestRoute } from "./route.js";
 import { readCookie } from "./session-cookie.js";
@@ -30,6 +31,8 @@ export interface RestAppOptions {
   guard?: HostGuardConfig;
   /** The web console at `/` (web/dist); by default the built one, configured from the default settings. */
   console?: ConsoleOptions;
+  /** Refuse (500) any JSON success answer the OpenAPI document does not describe (tests; response-check.ts). */
+  checkResponses?: boolean;
   /** Sees every route as it is registered (the test that the OpenAPI document lists them all). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -119,6 +122,7 @@ export async function buildRestApp(opts: RestAppOptions) {
   if (opts.onRoute) app.addHook("onRoute", opts.onRoute);
   // Before any route: the document is made from the routes as they are added.
   await registerOpenApi(app, opts.version);
+  if (opts.checkResponses) checkResponsesAgainstDocument(app);
 
   const webConsole = await registerConsole(app, opts.console ?? { config: consoleConfigOf(readEnv({}), opts.version) });
   app.setNotFoundHandler((req, reply) => {

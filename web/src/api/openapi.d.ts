@@ -4040,6 +4040,7 @@ export interface operations {
                             actions?: {
                                 [key: string]: unknown;
                             }[];
+                            category?: string | null;
                             category_display_name?: string | null;
                             category_slug?: string | null;
                             conditions?: {
