@@ -121,7 +121,10 @@ function operationOf(route: RouteOptions, url: string, components: Schemas): Rec
   const success =
     doc.response === undefined
       ? { 204: { type: "null", description: "No content" } }
-      : { [status]: { "x-response-description": "Success", ...doc.response } };
+      : {
+          [status]: { "x-response-description": "Success", ...doc.response },
+          ...(doc.orNoContent ? { 204: { type: "null", description: "No content" } } : {}),
+        };
   const schema: Record<string, unknown> = {
     operationId: operationIdOf(method, url),
     tags: [tagOf(url)],

@@ -3635,6 +3635,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     getReports: {
