@@ -223,6 +223,9 @@ export async function completeSetup(
   if (!firstRun && (req.email !== undefined || req.name !== undefined)) {
     throw validation("email and name are set by whoever created the login; send only token and password");
   }
+  if (firstRun && !req.email?.trim()) {
+    throw validation("email is required: this first-run link creates the admin account, which signs in with it");
+  }
   const email = firstRun ? parseLoginEmail(req.email) : null;
   const name = firstRun ? (req.name?.trim() ? req.name : email!.split("@")[0]) : null;
   const password = await hashPassword(req.password);

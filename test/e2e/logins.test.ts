@@ -108,6 +108,12 @@ describe("coffer start on a household without a login", () => {
       body: JSON.stringify({ token, password: "a long enough password" }),
     });
     expect(noEmail.status).toBe(400);
+    expect(await noEmail.json()).toEqual({
+      error: {
+        code: "VALIDATION_ERROR",
+        message: "email is required: this first-run link creates the admin account, which signs in with it",
+      },
+    });
     const setup = await fetch(`${api}/auth/setup`, {
       method: "POST",
       headers: { "content-type": "application/json", origin: publicUrl },

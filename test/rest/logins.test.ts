@@ -1,3 +1,4 @@
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LightMyRequestResponse } from "fastify";
 import { buildRestApp } from "../../gateways/rest/app.js";
@@ -492,6 +493,101 @@ describe("behind https", () => {
         headers: { ...session(tokenOf(res)), origin: "http://coffer.home.example", host: "coffer.home.example" },
       });
       expectEnvelope(out, "ORIGIN_MISMATCH");
+    } finally {
+      await rest.close();
+    }
+  });
+});
+
+describe("the OpenAPI document", () => {
+  type Doc = {
+    paths: Record<
+      string,
+      Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>
+    >;
+    components: object;
+  };
+
+  it("describes what the sign-in and login routes answer", async () => {
+    const doc = (await s.rest.inject({ method: "GET", url: "/api/v1/openapi.json" })).json<Doc>();
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    const conforms = (res: LightMyRequestResponse, path: string, method: string) => {
+      const op = doc.paths[path][method];
+      const status = Object.keys(op.responses).find((c) => /^2\d\d$/.test(c))!;
+      expect(String(res.statusCode), `${method} ${path}: ${res.body}`).toBe(status);
+      const validate = ajv.compile({
+        ...op.responses[status].content!["application/json"].schema,
+        components: doc.components,
+      });
+      expect(validate(res.json()), JSON.stringify(validate.errors)).toBe(true);
+    };
+    const userId = await newMember("Doc");
+    const created = await s.rest.inject({
+      method: "POST",
+      url: `/api/v1/users/${userId}/login`,
+      headers: key(s.adminKey),
+      payload: { email: "doc@example.com", role: "admin" },
+    });
+    conforms(created, "/api/v1/users/{id}/login", "post");
+    const token = tokenOfUrl(created.json().setup_url);
+    conforms(
+      await s.rest.inject({ method: "GET", url: `/api/v1/auth/setup?token=${token}` }),
+      "/api/v1/auth/setup",
+      "get",
+    );
+    const setup = await s.rest.inject({
+      method: "POST",
+      url: "/api/v1/auth/setup",
+      payload: { token, password: "documented password" },
+    });
+    conforms(setup, "/api/v1/auth/setup", "post");
+    conforms(await login("doc@example.com", "documented password"), "/api/v1/auth/login", "post");
+    const me = await s.rest.inject({ method: "GET", url: "/api/v1/auth/session", headers: session(tokenOf(setup)) });
+    conforms(me, "/api/v1/auth/session", "get");
+    const url = `/api/v1/users/${userId}/login`;
+    conforms(await s.rest.inject({ method: "GET", url, headers: key(s.adminKey) }), "/api/v1/users/{id}/login", "get");
+    const patched = await s.rest.inject({ method: "PATCH", url, headers: key(s.adminKey), payload: { role: "admin" } });
+    conforms(patched, "/api/v1/users/{id}/login", "patch");
+    const reset = await s.rest.inject({ method: "POST", url: `${url}/reset-password`, headers: key(s.adminKey) });
+    conforms(reset, "/api/v1/users/{id}/login/reset-password", "post");
+  });
+});
+
+describe("logs", () => {
+  it("hold no setup token, password or session token", async () => {
+    const lines: string[] = [];
+    const rest = await buildRestApp({
+      core: s.core,
+      version: VERSION,
+      logLevel: "info",
+      logStream: { write: (l: string) => void lines.push(l) },
+    });
+    try {
+      const userId = await newMember("Logged");
+      const created = await s.rest.inject({
+        method: "POST",
+        url: `/api/v1/users/${userId}/login`,
+        headers: key(s.adminKey),
+        payload: { email: "logged@example.com", role: "viewer" },
+      });
+      const token = tokenOfUrl(created.json().setup_url);
+      await rest.inject({ method: "GET", url: `/api/v1/auth/setup?token=${token}` });
+      const setup = await rest.inject({
+        method: "POST",
+        url: "/api/v1/auth/setup",
+        payload: { token, password: "a password to hide" },
+      });
+      const sessionToken = tokenOf(setup);
+      await rest.inject({ method: "GET", url: "/api/v1/auth/session", headers: session(sessionToken) });
+      await rest.inject({
+        method: "POST",
+        url: "/api/v1/auth/login",
+        payload: { email: "logged@example.com", password: "a password to hide" },
+        remoteAddress: newIp(),
+      });
+      const text = lines.join("\n");
+      expect(text).toContain("/api/v1/auth/setup?token=[redacted]");
+      for (const secret of [token, "a password to hide", sessionToken]) expect(text).not.toContain(secret);
     } finally {
       await rest.close();
     }

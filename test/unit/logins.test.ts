@@ -5,6 +5,7 @@ import { attemptKey } from "../../services/auth/login-attempts.js";
 import { CURRENT_PARAMS, checkNewPassword, hashPassword, verifyPassword } from "../../services/auth/passwords.js";
 import { parseRole, SCOPE_OF_ROLE } from "../../services/auth/roles.js";
 import { isShortIdClash } from "../../services/ids/insert.js";
+import { loggedUrl } from "../../common/logging.js";
 
 describe("passwords", () => {
   it("hashes with a salt of its own and the parameters stored, and verifies", async () => {
@@ -95,5 +96,15 @@ describe("isShortIdClash", () => {
       );
     expect(isShortIdClash(err("users_short_id_unique"))).toBe(true);
     expect(isShortIdClash(err("users_email_lower_index"))).toBe(false);
+  });
+});
+
+describe("logged URLs", () => {
+  it.each([
+    ["/setup?token=abc", "/setup?token=[redacted]"],
+    ["/api/v1/auth/setup?x=1&token=abc&y=2", "/api/v1/auth/setup?x=1&token=[redacted]&y=2"],
+    ["/api/v1/transactions?limit=5", "/api/v1/transactions?limit=5"],
+  ])("%s is logged as %s", (url, logged) => {
+    expect(loggedUrl(url)).toBe(logged);
   });
 });

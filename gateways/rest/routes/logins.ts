@@ -1,7 +1,7 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
 import { LoginSchema } from "../../../gen/coffer/v1/logins_pb.js";
-import { toRest } from "../../shared/rest-json.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { NO_CONTENT, defineRoute, type RestRoute } from "../route.js";
 import { clearedSessionCookie, readCookie, sessionCookie } from "../session-cookie.js";
 
@@ -9,6 +9,7 @@ const role = z.enum(["admin", "editor", "viewer"]);
 // The core judges length (at least 12 characters: VALIDATION_ERROR) and the address.
 const password = z.string().max(4096);
 const email = z.string().max(320);
+const signedIn = z.object({ user_id: z.string(), role: z.string() });
 
 /** Web-console sign-in (the session rides in the coffer_session cookie) and login accounts. docs/auth.md. */
 export const loginRoutes: RestRoute[] = [
@@ -16,6 +17,8 @@ export const loginRoutes: RestRoute[] = [
     method: "GET",
     url: "/api/v1/auth/setup",
     public: true,
+    summary: "What a setup link is for (first_run: it creates the first admin, so it needs an email)",
+    response: z.object({ first_run: z.boolean(), email: z.string().nullable(), role: z.string() }),
     query: { token: z.string().max(200) },
     async handler({ core, opts, query }) {
       const r = await core.sessions.getSetupToken({ token: query.token }, opts);
@@ -26,6 +29,8 @@ export const loginRoutes: RestRoute[] = [
     method: "POST",
     url: "/api/v1/auth/setup",
     public: true,
+    summary: "Set the password with a one-time setup link and sign in (sets the coffer_session cookie)",
+    response: signedIn,
     body: {
       token: z.string().max(200),
       password,
@@ -42,6 +47,8 @@ export const loginRoutes: RestRoute[] = [
     method: "POST",
     url: "/api/v1/auth/login",
     public: true,
+    summary: "Sign in to the web console (sets the coffer_session cookie)",
+    response: signedIn,
     body: { email, password },
     async handler({ core, opts, body, reply, publicUrl }) {
       const r = await core.sessions.login(body, opts);
@@ -53,6 +60,7 @@ export const loginRoutes: RestRoute[] = [
     method: "POST",
     url: "/api/v1/auth/logout",
     public: true,
+    summary: "End the console session and clear its cookie",
     status: 204,
     bodyOptional: true,
     body: {},
@@ -65,6 +73,15 @@ export const loginRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/auth/session",
+    summary: "The signed-in person, role and scope",
+    response: z.object({
+      user_id: z.string(),
+      user_name: z.string(),
+      email: z.string(),
+      role: z.string(),
+      scope: z.string(),
+      expires_at: z.string().nullable(),
+    }),
     async handler({ core, opts, req, reply, publicUrl }) {
       const r = await core.sessions.getSession({}, opts);
       // The core has just slid the session's expiry; the cookie's follows.
@@ -83,6 +100,7 @@ export const loginRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/users/:id/login",
+    response: restShapeOf(LoginSchema),
     async handler({ core, opts, params }) {
       return toRest(LoginSchema, (await core.logins.getLogin({ userId: params.id }, opts)).login!);
     },
@@ -90,6 +108,7 @@ export const loginRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/users/:id/login",
+    response: restShapeOf(LoginSchema).extend({ setup_url: z.string() }),
     status: 201,
     body: { email, role },
     async handler({ core, opts, params, body }) {
@@ -100,6 +119,7 @@ export const loginRoutes: RestRoute[] = [
   defineRoute({
     method: "PATCH",
     url: "/api/v1/users/:id/login",
+    response: restShapeOf(LoginSchema),
     body: { role: role.optional() },
     async handler({ core, opts, params, body }) {
       return toRest(LoginSchema, (await core.logins.updateLogin({ userId: params.id, role: body.role }, opts)).login!);
@@ -117,6 +137,7 @@ export const loginRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/users/:id/login/reset-password",
+    response: z.object({ setup_url: z.string() }),
     bodyOptional: true,
     body: {},
     async handler({ core, opts, params }) {

@@ -138,6 +138,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Sign in to the web console (sets the coffer_session cookie) */
         post: operations["postAuthLogin"];
         delete?: never;
         options?: never;
@@ -154,6 +155,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** End the console session and clear its cookie */
         post: operations["postAuthLogout"];
         delete?: never;
         options?: never;
@@ -168,6 +170,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The signed-in person, role and scope */
         get: operations["getAuthSession"];
         put?: never;
         post?: never;
@@ -184,8 +187,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** What a setup link is for (first_run: it creates the first admin, so it needs an email) */
         get: operations["getAuthSetup"];
         put?: never;
+        /** Set the password with a one-time setup link and sign in (sets the coffer_session cookie) */
         post: operations["postAuthSetup"];
         delete?: never;
         options?: never;
@@ -1413,6 +1418,18 @@ export interface components {
             to: string;
             totals: components["schemas"]["CurrencyTotals"][];
         };
+        Login: {
+            /** Format: date-time */
+            created_at: string | null;
+            email: string;
+            /** Format: date-time */
+            last_login_at: string | null;
+            password_set: boolean;
+            role: string;
+            /** Format: date-time */
+            updated_at: string | null;
+            user_id: string;
+        };
         MergeCategoryResponse: {
             category: components["schemas"]["Category"] | null;
             transactions_moved: number;
@@ -2240,7 +2257,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        role: string;
+                        user_id: string;
+                    };
                 };
             };
         };
@@ -2318,7 +2338,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        email: string;
+                        expires_at: string | null;
+                        role: string;
+                        scope: string;
+                        user_id: string;
+                        user_name: string;
+                    };
                 };
             };
         };
@@ -2358,7 +2385,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        email: string | null;
+                        first_run: boolean;
+                        role: string;
+                    };
                 };
             };
         };
@@ -2405,7 +2436,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        role: string;
+                        user_id: string;
+                    };
                 };
             };
         };
@@ -6427,13 +6461,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Success */
+            /** @description Default Response */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Login"];
                 };
             };
         };
@@ -6481,7 +6515,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string | null;
+                        email: string;
+                        /** Format: date-time */
+                        last_login_at: string | null;
+                        password_set: boolean;
+                        role: string;
+                        setup_url: string;
+                        /** Format: date-time */
+                        updated_at: string | null;
+                        user_id: string;
+                    };
                 };
             };
         };
@@ -6560,13 +6606,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Success */
+            /** @description Default Response */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Login"];
                 };
             };
         };
@@ -6610,7 +6656,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        setup_url: string;
+                    };
                 };
             };
         };
