@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { readEnv } from "../common/env.js";
+import { ensureConsoleBuilt } from "./console-build.js";
 import { openDatabase } from "./embedded-postgres.js";
 import { CrashRecord, DEFAULT_RESTART_POLICY } from "./restart-policy.js";
 import { encryptionKeyFor } from "./encryption-key.js";
@@ -73,6 +74,9 @@ export async function start(env: NodeJS.ProcessEnv) {
   const began = Date.now();
   const say = (m: string) => process.stderr.write(`${m}\n`);
   const e = readEnv(env);
+  // The web console is built here when missing or stale (a fresh clone: `npm ci && npm start`); without it
+  // the API still runs and `/` says how to build it.
+  await ensureConsoleBuilt({ say }).catch((err: Error) => say(`the web console was not built: ${err.message}`));
   const db = await openDatabase(e, say);
   const policy = { ...DEFAULT_RESTART_POLICY, firstDelayMs: e.restartBackoffMs };
 

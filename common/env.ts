@@ -49,6 +49,9 @@ export interface CofferEnv {
   /** Teller, when TELLER_APPLICATION_ID is set. */
   teller: TellerEnv | null;
   simplefin: SimplefinEnv;
+  /** The widgets' scripts the console's link pages load (tests point them at local fakes). */
+  plaidLinkScriptUrl: string;
+  tellerConnectScriptUrl: string;
 }
 
 export interface PlaidEnv {
@@ -261,6 +264,8 @@ export const DEFAULTS = {
   syncIntervalSeconds: 12 * 3600,
   simplefinTimeoutSeconds: 120,
   rulePreviewTimeoutMs: 10_000,
+  plaidLinkScriptUrl: "https://cdn.plaid.com/link/v2/stable/link-initialize.js",
+  tellerConnectScriptUrl: "https://cdn.teller.io/connect/connect.js",
 } as const;
 
 /** Reads and checks every COFFER_* variable (and DATABASE_URL); throws EnvError naming the first bad one. */
@@ -306,5 +311,7 @@ export function readEnv(env: Env = process.env): CofferEnv {
     simplefin: {
       timeoutSeconds: integer(env, "SIMPLEFIN_TIMEOUT_SECONDS", DEFAULTS.simplefinTimeoutSeconds, 1, 3600),
     },
+    plaidLinkScriptUrl: httpUrl(env, "PLAID_LINK_SCRIPT_URL", DEFAULTS.plaidLinkScriptUrl),
+    tellerConnectScriptUrl: httpUrl(env, "TELLER_CONNECT_SCRIPT_URL", DEFAULTS.tellerConnectScriptUrl),
   };
 }

@@ -1,6 +1,7 @@
 import { ConnectError } from "@connectrpc/connect";
 import type { ErrorObject } from "ajv";
 import type { FastifyError, FastifyInstance, RouteOptions } from "fastify";
+import helmet from "@fastify/helmet";
 import { readEnv } from "../../common/env.js";
 import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
@@ -8,7 +9,10 @@ import { envelope, mapAndLog } from "../shared/error-map.js";
 import { PROBE_URLS, registerHealth } from "../shared/health.js";
 import type { HostGuardConfig } from "../shared/host-guard.js";
 import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
+import { consoleConfigOf, registerConsole, wantsHtml, type ConsoleOptions } from "./console.js";
+import { STRICT_DIRECTIVES } from "./csp.js";
 import { registerOpenApi, type DocConfig } from "./openapi.js";
+import { checkResponsesAgainstDocument } from "./response-check.js";
 import { allRoutes } from "./routes/index.js";
 import { NO_CONTENT, type HttpMethod, type JsonSchema, type RestRoute } from "./route.js";
 import { readCookie } from "./session-cookie.js";
@@ -25,6 +29,10 @@ export interface RestAppOptions {
   routes?: RestRoute[];
   /** The DNS-rebinding guard's settings (from the environment when run as a process). */
   guard?: HostGuardConfig;
+  /** The web console at `/` (web/dist); by default the built one, configured from the default settings. */
+  console?: ConsoleOptions;
+  /** Refuse (500) any JSON success answer the OpenAPI document does not describe (tests; response-check.ts). */
+  checkResponses?: boolean;
   /** Sees every route as it is registered (the test that the OpenAPI document lists them all). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -104,17 +112,30 @@ export async function buildRestApp(opts: RestAppOptions) {
     return send(reply, envelope("INTERNAL_ERROR", "Internal error"));
   });
 
-  app.setNotFoundHandler((req, reply) =>
-    send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0]}`)),
-  );
+  // Security headers on every answer; the strict CSP matters for the console's pages (console.ts sets
+  // the link pages' own). Popups keep their opener (a bank's OAuth window opened by a widget).
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: STRICT_DIRECTIVES },
+    crossOriginOpenerPolicy: { policy: "same-origin-allow-popups" },
+  });
 
   if (opts.onRoute) app.addHook("onRoute", opts.onRoute);
   // Before any route: the document is made from the routes as they are added.
   await registerOpenApi(app, opts.version);
+  if (opts.checkResponses) checkResponsesAgainstDocument(app);
+
+  const webConsole = await registerConsole(app, opts.console ?? { config: consoleConfigOf(readEnv({}), opts.version) });
+  app.setNotFoundHandler((req, reply) => {
+    // A browser opening a console page (a deep link, a reload) gets the console; anything else the envelope.
+    if (webConsole.fallback(req, reply)) return reply;
+    return send(reply, envelope("NOT_FOUND", `No route for ${req.method} ${req.url.split("?")[0]}`));
+  });
 
   // Probes: no key, no /api/v1 prefix.
   registerHealth(app, opts.core, opts.version);
   app.get("/device", async (req, reply) => {
+    // A browser gets the console's approval page; a terminal (curl) the instructions as text.
+    if (wantsHtml(req) && webConsole.built()) return webConsole.serveIndex(req, reply);
     const code =
       typeof (req.query as Record<string, unknown>).user_code === "string"
         ? (req.query as Record<string, string>).user_code

@@ -18,7 +18,7 @@ export interface DocConfig {
   rawBody?: boolean;
   /** The 405 answer registered for a known path's other methods: not an operation of its own. */
   methodFallback?: boolean;
-  /** Not part of the API (the console's files): left out of the document. */
+  /** Not part of the API: left out of the document. */
   notApi?: boolean;
 }
 
@@ -121,7 +121,10 @@ function operationOf(route: RouteOptions, url: string, components: Schemas): Rec
   const success =
     doc.response === undefined
       ? { 204: { type: "null", description: "No content" } }
-      : { [status]: { "x-response-description": "Success", ...doc.response } };
+      : {
+          [status]: { "x-response-description": "Success", ...doc.response },
+          ...(doc.orNoContent ? { 204: { type: "null", description: "No content" } } : {}),
+        };
   const schema: Record<string, unknown> = {
     operationId: operationIdOf(method, url),
     tags: [tagOf(url)],
@@ -172,7 +175,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string) {
     transform: (args) => {
       const { route, url } = args;
       const config = (route.config ?? {}) as DocConfig;
-      if (config.methodFallback || config.notApi) return { schema: { hide: true }, url };
+      // The console's files (@fastify/static hides its route) are not part of the API.
+      const hidden = route.schema?.hide === true;
+      if (config.methodFallback || config.notApi || hidden) return { schema: { hide: true }, url };
       if (!("openapiObject" in args)) throw new Error("the document is OpenAPI, not Swagger 2");
       const components = ((args.openapiObject.components ??= {}).schemas ??= {}) as Schemas;
       return { schema: operationOf(route, url, components), url };

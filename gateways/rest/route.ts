@@ -57,6 +57,8 @@ export interface RouteDoc {
   response?: JsonSchema;
   /** Answered without X-API-Key or a session (the core's method is public). */
   public?: boolean;
+  /** The handler may also answer 204 (NO_CONTENT) instead of its body. */
+  orNoContent?: boolean;
   /** One line for the document. */
   summary?: string;
 }
@@ -97,6 +99,8 @@ export interface RouteDef<U extends string, Q extends z.ZodRawShape, B extends B
   response?: z.ZodType;
   /** The route needs no credentials (the core's method is public): the document lists no security for it. */
   public?: boolean;
+  /** The handler may return NO_CONTENT (204) instead of its body: the document lists both. */
+  orNoContent?: boolean;
   summary?: string;
   handler: (ctx: RouteContext<ParamsOf<U>, ValuesOf<Q>, BodyOf<B>>) => Promise<unknown>;
 }
@@ -134,11 +138,11 @@ export function defineRawRoute<U extends string>(def: {
 export function defineRoute<U extends string, Q extends z.ZodRawShape = NoShape, B extends BodySpec = NoShape>(
   def: RouteDef<U, Q, B>,
 ): RestRoute {
-  const { query, body, handler, response, public: isPublic, summary, ...row } = def;
+  const { query, body, handler, response, public: isPublic, orNoContent, summary, ...row } = def;
   const schema: RestRoute["schema"] = {};
   if (query) schema.querystring = querystringOf(query);
   if (body) schema.body = bodySchemaOf(body);
-  const doc: RouteDoc = { public: isPublic, summary };
+  const doc: RouteDoc = { public: isPublic, orNoContent, summary };
   if (query) doc.querystring = docSchemaOf(z.strictObject(query), "input");
   if (body) doc.body = docSchemaOf(body instanceof z.ZodType ? body : z.strictObject(body), "input");
   if (def.status !== 204) doc.response = responseDocOf(response);

@@ -9,6 +9,8 @@ export interface GatewayOptions {
   version: string;
   logLevel: string;
   guard: HostGuardConfig;
+  /** The settings the process was started with. */
+  env: CofferEnv;
 }
 
 /**
@@ -28,7 +30,7 @@ export async function runGateway(
     allowedHosts: e.allowedHosts,
     allowedOrigins: e.mcpAllowedOrigins,
   };
-  const app = await build({ core, version: VERSION, logLevel: e.logLevel, guard });
+  const app = await build({ core, version: VERSION, logLevel: e.logLevel, guard, env: e });
   await app.listen({ port: portOf(e), host: e.host });
   const stop = async () => {
     await app.close();

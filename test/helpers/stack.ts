@@ -54,7 +54,8 @@ export async function startStack(
   await coreApp.listen({ port: 0, host: "127.0.0.1" });
   const coreUrl = `http://127.0.0.1:${(coreApp.server.address() as AddressInfo).port}`;
   const core = coreClients(coreTransport(coreUrl));
-  const rest = await buildRestApp({ core, version: VERSION, logger: false });
+  // Every answer the REST tests see is also checked against the OpenAPI document.
+  const rest = await buildRestApp({ core, version: VERSION, logger: false, checkResponses: true });
   const mcp = await buildMcpApp({ core, version: VERSION, logger: false });
   const adminKey = (await insertApiKey(orm.em.fork(), { name: "test admin", scope: "full_access" })).plaintext;
   const readKey = (await insertApiKey(orm.em.fork(), { name: "test reader", scope: "read_only" })).plaintext;

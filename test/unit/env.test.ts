@@ -30,7 +30,25 @@ describe("readEnv: the one reader of Coffer's environment", () => {
       plaid: null,
       teller: null,
       simplefin: { timeoutSeconds: 120 },
+      plaidLinkScriptUrl: "https://cdn.plaid.com/link/v2/stable/link-initialize.js",
+      tellerConnectScriptUrl: "https://cdn.teller.io/connect/connect.js",
     });
+  });
+
+  it("takes the widgets' script URLs, http(s) only", () => {
+    expect(
+      readEnv({
+        PLAID_LINK_SCRIPT_URL: "http://127.0.0.1:4567/link.js",
+        TELLER_CONNECT_SCRIPT_URL: "https://t.test/c.js",
+      }),
+    ).toMatchObject({
+      plaidLinkScriptUrl: "http://127.0.0.1:4567/link.js",
+      tellerConnectScriptUrl: "https://t.test/c.js",
+    });
+    expect(() => readEnv({ PLAID_LINK_SCRIPT_URL: "javascript:alert(1)" })).toThrow(/PLAID_LINK_SCRIPT_URL/);
+    expect(() => readEnv({ TELLER_CONNECT_SCRIPT_URL: "cdn.teller.io/connect.js" })).toThrow(
+      /TELLER_CONNECT_SCRIPT_URL/,
+    );
   });
 
   it("derives the core URL and public URL from the ports unless they are given", () => {

@@ -61,8 +61,8 @@ export const ruleRoutes: RestRoute[] = [
     method: "GET",
     url: "/api/v1/rules",
     response: z.object({
-      // `fields` projects each rule to the fields asked for.
-      rules: z.array(rule.partial()),
+      // `fields` projects each rule to the fields asked for (`category` is category_slug by another name).
+      rules: z.array(rule.partial().extend({ category: z.string().nullable().optional() })),
       next_cursor: z.string(),
       has_more: z.boolean(),
       total: z.number().int(),

@@ -89,6 +89,7 @@ export const syncRoutes: RestRoute[] = [
     url: "/api/v1/providers/:name/link-session",
     // 204 for a provider that needs no link session (it takes credentials straight away).
     response: linkSessionShape,
+    orNoContent: true,
     body: { user_id: ref },
     async handler({ core, opts, params, body }) {
       const r = await core.providers.createLinkSession({ provider: params.name, userId: body.user_id }, opts);

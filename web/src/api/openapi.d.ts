@@ -3669,6 +3669,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     getReports: {
@@ -4074,6 +4081,7 @@ export interface operations {
                             actions?: {
                                 [key: string]: unknown;
                             }[];
+                            category?: string | null;
                             category_display_name?: string | null;
                             category_slug?: string | null;
                             conditions?: {
