@@ -5,7 +5,6 @@ import { FakePlaid } from "../../fakes/plaid/server.js";
 import { FakeSimplefin } from "../../fakes/simplefin/server.js";
 import { makeTestPki, type TestPki } from "../../fakes/teller/pki.js";
 import { FakeTeller } from "../../fakes/teller/server.js";
-import { ensureConsoleBuilt } from "./build.js";
 import { WidgetServer } from "./widgets.js";
 
 /** SIGKILL to a process that may be gone already. */
@@ -31,8 +30,9 @@ export interface ConsoleStackOptions {
 /**
  * The console's test stack: `coffer start` (the supervisor and its three real processes: core, REST,
  * MCP) on a cloned test database, with the fake provider servers and the fake widget scripts configured
- * through the environment, and the console built into web/dist. `url` is the console (the REST gateway,
- * also COFFER_PUBLIC_URL, so the browser's Origin is the console's own).
+ * through the environment. The test global setup has built the console (web/dist) from the current
+ * sources. `url` is the console (the REST gateway, also COFFER_PUBLIC_URL, so the browser's Origin is the
+ * console's own).
  */
 export class ConsoleStack {
   url = "";
@@ -61,7 +61,6 @@ export class ConsoleStack {
   }
 
   private async boot(options: ConsoleStackOptions): Promise<void> {
-    const built = ensureConsoleBuilt();
     if (options.plaid ?? true) this.plaid = await new FakePlaid().start();
     if (options.teller) {
       this.pki = makeTestPki();
@@ -111,7 +110,6 @@ export class ConsoleStack {
       ...providers,
       ...options.env,
     });
-    await built;
     // In our process group: a Ctrl-C in the terminal reaches the supervisor too, which stops its children.
     const child = spawn(process.execPath, [COFFER_BIN, "start"], {
       env: this.env,
