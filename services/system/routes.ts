@@ -6,6 +6,9 @@ import { emOf } from "../context.js";
 import type { CoreDeps } from "../deps.js";
 import { CofferError } from "../errors/coffer-error.js";
 import type { Em } from "../db/orm.js";
+import { migrationsList } from "../db/migrations/index.js";
+import { query } from "../db/sql.js";
+import { ts } from "../shared/proto.js";
 
 async function databaseAnswers(em: Em): Promise<boolean> {
   try {
@@ -16,9 +19,30 @@ async function databaseAnswers(em: Em): Promise<boolean> {
   }
 }
 
+/** PostgreSQL's version and the migrations the database records beside those this core knows. */
+async function databaseStatus(em: Em) {
+  const [{ server_version }] = await query<{ server_version: string }>(
+    em,
+    `select current_setting('server_version') as server_version`,
+  );
+  const applied = await query<{ name: string; executed_at: Date | string }>(
+    em,
+    `select name, executed_at from mikro_orm_migrations order by id`,
+  );
+  const done = new Set(applied.map((m) => m.name));
+  return {
+    serverVersion: server_version,
+    // Raw rows may carry the timestamp as text, depending on the driver path.
+    applied: applied.map((m) => ({ name: m.name, executedAt: ts(new Date(m.executed_at)) })),
+    pending: migrationsList.map((m) => m.name).filter((n) => !done.has(n)),
+    latestKnown: migrationsList[migrationsList.length - 1].name,
+  };
+}
+
 export function systemRoutes(router: ConnectRouter, deps: CoreDeps) {
   router.service(SystemService, {
     getVersion: () => ({ version: deps.config.version, contractVersion: CONTRACT_VERSION }),
+    getDatabaseStatus: (_req, ctx) => databaseStatus(emOf(ctx)),
     async checkReady(_req, ctx) {
       if (!(await databaseAnswers(emOf(ctx)))) throw new CofferError("UNAVAILABLE", "The database is not reachable");
       return { status: "ok" };

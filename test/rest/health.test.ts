@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildRestApp } from "../../gateways/rest/app.js";
 import { coreClients, coreTransport } from "../../gateways/shared/core-client.js";
 import { VERSION } from "../../common/version.js";
+import { migrationsList } from "../../services/db/migrations/index.js";
 import { expectEnvelope, key } from "../helpers/rest.js";
 import { startStack, type Stack } from "../helpers/stack.js";
 
@@ -32,6 +33,17 @@ describe("health and version over REST", () => {
     const res = await s.rest.inject({ method: "GET", url: "/api/v1/version" });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ version: VERSION, contract_version: "1.0.0" });
+  });
+
+  it("GET /api/v1/system/database → PostgreSQL's version and every migration applied, none pending", async () => {
+    expectEnvelope(await s.rest.inject({ method: "GET", url: "/api/v1/system/database" }), "MISSING_CREDENTIALS");
+    const res = await s.rest.inject({ method: "GET", url: "/api/v1/system/database", headers: key(s.readKey) });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json<{ server_version: string; applied: { name: string; executed_at: string }[] }>();
+    expect(body).toMatchObject({ pending: [], latest_known: migrationsList.at(-1)!.name });
+    expect(body.server_version).toMatch(/^\d+/);
+    expect(body.applied.map((m) => m.name)).toEqual(migrationsList.map((m) => m.name));
+    expect(Date.parse(body.applied[0].executed_at)).not.toBeNaN();
   });
 
   it("with the core down: live stays 200, ready is 503 UNAVAILABLE", async () => {

@@ -74,6 +74,7 @@ describe("every RPC declares its scope in the proto", () => {
     ["coffer.v1.DeviceCodeService/PollDeviceCode", Scope.PUBLIC],
     ["coffer.v1.SystemService/GetVersion", Scope.PUBLIC],
     ["coffer.v1.SystemService/CheckReady", Scope.PUBLIC],
+    ["coffer.v1.SystemService/GetDatabaseStatus", Scope.READ_ONLY],
     ["coffer.v1.UserService/ListUsers", Scope.READ_ONLY],
     ["coffer.v1.TransactionService/ListTransactions", Scope.READ_ONLY],
     ["coffer.v1.ReportService/ListReports", Scope.READ_ONLY],

@@ -5,13 +5,15 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_coffer_v1_options } from "./options_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file coffer/v1/system.proto.
  */
 export const file_coffer_v1_system: GenFile = /*@__PURE__*/
-  fileDesc("ChZjb2ZmZXIvdjEvc3lzdGVtLnByb3RvEgljb2ZmZXIudjEiEwoRR2V0VmVyc2lvblJlcXVlc3QiPwoSR2V0VmVyc2lvblJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAkSGAoQY29udHJhY3RfdmVyc2lvbhgCIAEoCSITChFDaGVja1JlYWR5UmVxdWVzdCIkChJDaGVja1JlYWR5UmVzcG9uc2USDgoGc3RhdHVzGAEgASgJMrcBCg1TeXN0ZW1TZXJ2aWNlElIKCkdldFZlcnNpb24SHC5jb2ZmZXIudjEuR2V0VmVyc2lvblJlcXVlc3QaHS5jb2ZmZXIudjEuR2V0VmVyc2lvblJlc3BvbnNlIgeQAgHI8xgBElIKCkNoZWNrUmVhZHkSHC5jb2ZmZXIudjEuQ2hlY2tSZWFkeVJlcXVlc3QaHS5jb2ZmZXIudjEuQ2hlY2tSZWFkeVJlc3BvbnNlIgeQAgHI8xgBYgZwcm90bzM", [file_coffer_v1_options]);
+  fileDesc("ChZjb2ZmZXIvdjEvc3lzdGVtLnByb3RvEgljb2ZmZXIudjEiEwoRR2V0VmVyc2lvblJlcXVlc3QiPwoSR2V0VmVyc2lvblJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAkSGAoQY29udHJhY3RfdmVyc2lvbhgCIAEoCSITChFDaGVja1JlYWR5UmVxdWVzdCIkChJDaGVja1JlYWR5UmVzcG9uc2USDgoGc3RhdHVzGAEgASgJIhoKGEdldERhdGFiYXNlU3RhdHVzUmVxdWVzdCJRChBBcHBsaWVkTWlncmF0aW9uEgwKBG5hbWUYASABKAkSLwoLZXhlY3V0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIogBChlHZXREYXRhYmFzZVN0YXR1c1Jlc3BvbnNlEhYKDnNlcnZlcl92ZXJzaW9uGAEgASgJEiwKB2FwcGxpZWQYAiADKAsyGy5jb2ZmZXIudjEuQXBwbGllZE1pZ3JhdGlvbhIPCgdwZW5kaW5nGAMgAygJEhQKDGxhdGVzdF9rbm93bhgEIAEoCTKgAgoNU3lzdGVtU2VydmljZRJSCgpHZXRWZXJzaW9uEhwuY29mZmVyLnYxLkdldFZlcnNpb25SZXF1ZXN0Gh0uY29mZmVyLnYxLkdldFZlcnNpb25SZXNwb25zZSIHkAIByPMYARJSCgpDaGVja1JlYWR5EhwuY29mZmVyLnYxLkNoZWNrUmVhZHlSZXF1ZXN0Gh0uY29mZmVyLnYxLkNoZWNrUmVhZHlSZXNwb25zZSIHkAIByPMYARJnChFHZXREYXRhYmFzZVN0YXR1cxIjLmNvZmZlci52MS5HZXREYXRhYmFzZVN0YXR1c1JlcXVlc3QaJC5jb2ZmZXIudjEuR2V0RGF0YWJhc2VTdGF0dXNSZXNwb25zZSIHkAIByPMYAmIGcHJvdG8z", [file_coffer_v1_options, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message coffer.v1.GetVersionRequest
@@ -79,6 +81,81 @@ export const CheckReadyResponseSchema: GenMessage<CheckReadyResponse> = /*@__PUR
   messageDesc(file_coffer_v1_system, 3);
 
 /**
+ * @generated from message coffer.v1.GetDatabaseStatusRequest
+ */
+export type GetDatabaseStatusRequest = Message<"coffer.v1.GetDatabaseStatusRequest"> & {
+};
+
+/**
+ * Describes the message coffer.v1.GetDatabaseStatusRequest.
+ * Use `create(GetDatabaseStatusRequestSchema)` to create a new message.
+ */
+export const GetDatabaseStatusRequestSchema: GenMessage<GetDatabaseStatusRequest> = /*@__PURE__*/
+  messageDesc(file_coffer_v1_system, 4);
+
+/**
+ * @generated from message coffer.v1.AppliedMigration
+ */
+export type AppliedMigration = Message<"coffer.v1.AppliedMigration"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp executed_at = 2;
+   */
+  executedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message coffer.v1.AppliedMigration.
+ * Use `create(AppliedMigrationSchema)` to create a new message.
+ */
+export const AppliedMigrationSchema: GenMessage<AppliedMigration> = /*@__PURE__*/
+  messageDesc(file_coffer_v1_system, 5);
+
+/**
+ * @generated from message coffer.v1.GetDatabaseStatusResponse
+ */
+export type GetDatabaseStatusResponse = Message<"coffer.v1.GetDatabaseStatusResponse"> & {
+  /**
+   * PostgreSQL's server_version setting, e.g. "15.19 (Debian 15.19-0+deb12u1)".
+   *
+   * @generated from field: string server_version = 1;
+   */
+  serverVersion: string;
+
+  /**
+   * Every migration the database records, oldest first.
+   *
+   * @generated from field: repeated coffer.v1.AppliedMigration applied = 2;
+   */
+  applied: AppliedMigration[];
+
+  /**
+   * Migrations this core knows and the database has not applied (empty on a serving core: it migrates first).
+   *
+   * @generated from field: repeated string pending = 3;
+   */
+  pending: string[];
+
+  /**
+   * The newest migration this core knows.
+   *
+   * @generated from field: string latest_known = 4;
+   */
+  latestKnown: string;
+};
+
+/**
+ * Describes the message coffer.v1.GetDatabaseStatusResponse.
+ * Use `create(GetDatabaseStatusResponseSchema)` to create a new message.
+ */
+export const GetDatabaseStatusResponseSchema: GenMessage<GetDatabaseStatusResponse> = /*@__PURE__*/
+  messageDesc(file_coffer_v1_system, 6);
+
+/**
  * @generated from service coffer.v1.SystemService
  */
 export const SystemService: GenService<{
@@ -99,6 +176,16 @@ export const SystemService: GenService<{
     methodKind: "unary";
     input: typeof CheckReadyRequestSchema;
     output: typeof CheckReadyResponseSchema;
+  },
+  /**
+   * The database the core runs on: PostgreSQL's version and the schema migrations, applied and pending.
+   *
+   * @generated from rpc coffer.v1.SystemService.GetDatabaseStatus
+   */
+  getDatabaseStatus: {
+    methodKind: "unary";
+    input: typeof GetDatabaseStatusRequestSchema;
+    output: typeof GetDatabaseStatusResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_coffer_v1_system, 0);

@@ -5,6 +5,13 @@ import { ErrorMessage, Loading } from "../../app/errors";
 import { useSession } from "../../app/session";
 import type { Provider } from "../../app/types";
 
+interface DatabaseStatus {
+  server_version: string;
+  applied: { name: string; executed_at: string | null }[];
+  pending: string[];
+  latest_known: string;
+}
+
 /** GET /health/ready: 200 while the core answers and reaches its database, else 503 with the envelope. */
 async function readiness(): Promise<{ status: string }> {
   const r = await fetch("/health/ready", { headers: { Accept: "application/json" } });
@@ -13,7 +20,7 @@ async function readiness(): Promise<{ status: string }> {
   return { status: body.status ?? "ok" };
 }
 
-/** /settings: configured providers, versions, and whether the database answers. */
+/** /settings: configured providers, versions, whether the database answers and its migrations. */
 export default function SettingsPage() {
   const session = useSession();
   const providers = useQuery({
@@ -25,6 +32,10 @@ export default function SettingsPage() {
     queryFn: () => call<{ version: string; contract_version: string }>(api.GET("/api/v1/version", {})),
   });
   const ready = useQuery({ queryKey: ["ready"], queryFn: readiness, retry: false, refetchInterval: 30_000 });
+  const database = useQuery({
+    queryKey: ["database"],
+    queryFn: () => call<DatabaseStatus>(api.GET("/api/v1/system/database", {})),
+  });
   const config = consoleConfig();
   return (
     <>
@@ -55,6 +66,32 @@ export default function SettingsPage() {
             </p>
           ) : null}
           <ErrorMessage error={ready.error} />
+          <ErrorMessage error={database.error} />
+          {database.data ? (
+            <>
+              <dl className="facts">
+                <dt>PostgreSQL</dt>
+                <dd>{database.data.server_version}</dd>
+                <dt>Migrations</dt>
+                <dd>
+                  {database.data.applied.length} applied, latest {database.data.applied.at(-1)?.name ?? "none"}
+                </dd>
+                <dt>Pending</dt>
+                <dd>{database.data.pending.length === 0 ? "none" : database.data.pending.join(", ")}</dd>
+              </dl>
+              <details>
+                <summary>Every migration</summary>
+                <ul>
+                  {database.data.applied.map((m) => (
+                    <li key={m.name}>
+                      {m.name}{" "}
+                      <span className="muted">{m.executed_at ? new Date(m.executed_at).toLocaleString() : ""}</span>
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            </>
+          ) : null}
         </section>
         <section className="card" aria-labelledby="h-session">
           <h2 id="h-session">You</h2>
