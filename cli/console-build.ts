@@ -66,8 +66,10 @@ export async function ensureConsoleBuilt(
     try {
       await promisify(execFile)(
         process.execPath,
-        [VITE, "build", "--config", join(webDir, "vite.config.ts"), "--logLevel", "warn"],
-        { cwd: dirname(webDir), maxBuffer: 16 * 1024 * 1024 },
+        [VITE, "build", "--mode", "production", "--config", join(webDir, "vite.config.ts"), "--logLevel", "warn"],
+        // Always the production build: under vitest NODE_ENV is "test", which would give React's development
+        // bundle (larger and slower), and `coffer start` would then serve that build as fresh.
+        { cwd: dirname(webDir), maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NODE_ENV: "production" } },
       );
     } catch (e) {
       const { stdout, stderr } = e as { stdout?: string; stderr?: string };

@@ -7,26 +7,29 @@ export interface H2Response {
   trailers: Record<string, string>;
 }
 
+export interface H2Request {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: Uint8Array;
+}
+
+const flat = (h: http2.IncomingHttpHeaders) =>
+  Object.fromEntries(Object.entries(h).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v)]));
+
 /**
- * One raw HTTP/2 (h2c) request, bytes exactly as given: for what no Connect,
- * gRPC or gRPC-Web client would send (garbage, broken frames, bad headers).
+ * One raw HTTP/2 request on an open session, bytes exactly as given: for what
+ * no Connect, gRPC or gRPC-Web client would send (garbage, broken frames, bad
+ * headers). A stream that hangs is cancelled after 15 s.
  */
-export function h2Request(
-  baseUrl: string,
-  req: { method?: string; path: string; headers?: Record<string, string>; body?: Uint8Array },
-): Promise<H2Response> {
+export function requestOn(session: http2.ClientHttp2Session, req: H2Request): Promise<H2Response> {
   return new Promise((resolve, reject) => {
-    const session = http2.connect(baseUrl);
-    session.on("error", reject);
-    const method = req.method ?? "POST";
     const stream = session.request(
-      { ":method": method, ":path": req.path, ...req.headers },
+      { ":method": req.method ?? "POST", ":path": req.path, ...req.headers },
       { endStream: req.body === undefined },
     );
     const out: H2Response = { status: 0, headers: {}, body: Buffer.alloc(0), trailers: {} };
     const chunks: Buffer[] = [];
-    const flat = (h: http2.IncomingHttpHeaders) =>
-      Object.fromEntries(Object.entries(h).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v)]));
     stream.on("response", (h) => {
       out.status = Number(h[":status"]);
       out.headers = flat(h);
@@ -35,17 +38,22 @@ export function h2Request(
       out.trailers = flat(t);
     });
     stream.on("data", (d: Buffer) => chunks.push(d));
-    stream.on("end", () => {
-      out.body = Buffer.concat(chunks);
-      session.close();
-      resolve(out);
-    });
-    stream.on("error", (e: Error) => {
-      session.close();
-      reject(e);
-    });
+    stream.on("end", () => resolve({ ...out, body: Buffer.concat(chunks) }));
+    stream.on("error", reject);
+    stream.setTimeout(15_000, () => stream.close(http2.constants.NGHTTP2_CANCEL));
     if (req.body !== undefined) stream.end(req.body);
   });
+}
+
+/** One raw HTTP/2 (h2c) request on a session of its own. */
+export async function h2Request(baseUrl: string, req: H2Request): Promise<H2Response> {
+  const session = http2.connect(baseUrl);
+  const failed = new Promise<never>((_, reject) => session.on("error", reject));
+  try {
+    return await Promise.race([requestOn(session, req), failed]);
+  } finally {
+    session.close();
+  }
 }
 
 /** A gRPC / gRPC-Web / Connect-streaming frame: flags, big-endian length, message. */

@@ -102,29 +102,16 @@ function CategoryRow({ c }: { c: FlatCategory }) {
         </span>
       </div>
       {mode === "rename" ? (
-        <form
-          className="row"
-          aria-label={`Rename ${label}`}
-          onSubmit={(e) => {
-            e.preventDefault();
-            rename.mutate();
-          }}
-        >
-          <label>
-            Display name
-            <input value={name} onChange={(e) => setName(e.target.value)} required />
-          </label>
-          <label>
-            Slug
-            <input value={slug} onChange={(e) => setSlug(e.target.value)} required />
-          </label>
-          <button type="submit" className="primary" disabled={rename.isPending}>
-            Save
-          </button>
-          <button type="button" onClick={() => setMode("view")}>
-            Cancel
-          </button>
-        </form>
+        <RenameForm
+          label={`Rename ${label}`}
+          name={name}
+          slug={slug}
+          onName={setName}
+          onSlug={setSlug}
+          pending={rename.isPending}
+          onSave={() => rename.mutate()}
+          onCancel={() => setMode("view")}
+        />
       ) : null}
       {mode === "merge" ? (
         <form
@@ -300,29 +287,16 @@ function TagRow({ t }: { t: Tag }) {
         </span>
       </div>
       {mode === "rename" ? (
-        <form
-          className="row"
-          aria-label={`Rename tag ${t.display_name}`}
-          onSubmit={(e) => {
-            e.preventDefault();
-            rename.mutate();
-          }}
-        >
-          <label>
-            Display name
-            <input value={name} onChange={(e) => setName(e.target.value)} required />
-          </label>
-          <label>
-            Slug
-            <input value={slug} onChange={(e) => setSlug(e.target.value)} required />
-          </label>
-          <button type="submit" className="primary" disabled={rename.isPending}>
-            Save
-          </button>
-          <button type="button" onClick={() => setMode("view")}>
-            Cancel
-          </button>
-        </form>
+        <RenameForm
+          label={`Rename tag ${t.display_name}`}
+          name={name}
+          slug={slug}
+          onName={setName}
+          onSlug={setSlug}
+          pending={rename.isPending}
+          onSave={() => rename.mutate()}
+          onCancel={() => setMode("view")}
+        />
       ) : null}
       {mode === "delete" ? (
         <div className="row">
@@ -418,5 +392,43 @@ export default function CategoriesPage() {
         </div>
       </div>
     </>
+  );
+}
+
+/** The rename form of a category or a tag: display name and slug. */
+function RenameForm(props: {
+  label: string;
+  name: string;
+  slug: string;
+  onName: (v: string) => void;
+  onSlug: (v: string) => void;
+  pending: boolean;
+  onSave: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <form
+      className="row"
+      aria-label={props.label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onSave();
+      }}
+    >
+      <label>
+        Display name
+        <input value={props.name} onChange={(e) => props.onName(e.target.value)} required />
+      </label>
+      <label>
+        Slug
+        <input value={props.slug} onChange={(e) => props.onSlug(e.target.value)} required />
+      </label>
+      <button type="submit" className="primary" disabled={props.pending}>
+        Save
+      </button>
+      <button type="button" onClick={props.onCancel}>
+        Cancel
+      </button>
+    </form>
   );
 }
