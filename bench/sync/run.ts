@@ -7,7 +7,7 @@
  * (same indexes, triggers and an empty table), 3 times; the median is reported
  * as transactions per second and as a share of the floor. Targets: at least 20,000 transactions/s and 40% of the floor.
  *
- *   npm run bench:sync [-- --rows 100000 --runs 3 --source "plaid sync"]
+ *   npm run bench:sync [-- --rows 100000 --runs 3 --source "plaid sync" --rules off]
  *
  * A source is one entry of SOURCES (see ./sources.ts): it prepares its input
  * outside the timing and returns the timed step. Add a provider's fake server
@@ -24,6 +24,8 @@ import { SOURCES } from "./sources.js";
 const ROWS = Number(arg("rows", "100000"));
 const RUNS = Number(arg("runs", "3"));
 const ONLY = arg("source", "");
+// --rules off: the template's rules (the built-in needs_review rule) disabled, to show what the rules pass costs.
+const RULES = arg("rules", "on");
 
 const base = new URL(benchDatabaseUrl());
 const TEMPLATE = "coffer_bench_sync_tmpl";
@@ -52,6 +54,12 @@ async function makeTemplate(): Promise<void> {
   const orm = await openOrm(dbUrl(TEMPLATE), 2);
   await migrate(orm);
   await closeOrm(orm);
+  if (RULES === "off") {
+    const c = new pg.Client({ connectionString: dbUrl(TEMPLATE) });
+    await c.connect();
+    await c.query(`update rules set enabled = false`);
+    await c.end();
+  }
 }
 
 let clones = 0;
