@@ -47,6 +47,23 @@ const ruleBody = {
   enabled: z.boolean(),
 };
 
+/** A create or update body as the core's request fields (an update leaves out what it does not change). */
+const ruleFields = (body: {
+  name?: string;
+  conditions?: unknown;
+  actions?: unknown;
+  trigger?: string;
+  priority?: number;
+  enabled?: boolean;
+}) => ({
+  name: body.name,
+  conditions: valueOf(body.conditions),
+  actions: valueOf(body.actions),
+  trigger: body.trigger,
+  priority: body.priority,
+  enabled: body.enabled,
+});
+
 const rangeBody = {
   start_date: date.optional().describe("YYYY-MM-DD, inclusive"),
   end_date: date.optional().describe("YYYY-MM-DD, exclusive"),
@@ -90,17 +107,7 @@ export const ruleRoutes: RestRoute[] = [
       enabled: ruleBody.enabled.optional(),
     },
     async handler({ core, opts, body }) {
-      const r = await core.rules.createRule(
-        {
-          name: body.name,
-          conditions: valueOf(body.conditions),
-          actions: valueOf(body.actions),
-          trigger: body.trigger,
-          priority: body.priority,
-          enabled: body.enabled,
-        },
-        opts,
-      );
+      const r = await core.rules.createRule(ruleFields(body), opts);
       return restRule(r.rule!);
     },
   }),
@@ -176,18 +183,7 @@ export const ruleRoutes: RestRoute[] = [
       enabled: ruleBody.enabled.optional(),
     },
     async handler({ core, opts, params, body }) {
-      const r = await core.rules.updateRule(
-        {
-          id: params.id,
-          name: body.name,
-          conditions: valueOf(body.conditions),
-          actions: valueOf(body.actions),
-          trigger: body.trigger,
-          priority: body.priority,
-          enabled: body.enabled,
-        },
-        opts,
-      );
+      const r = await core.rules.updateRule({ id: params.id, ...ruleFields(body) }, opts);
       return restRule(r.rule!);
     },
   }),

@@ -4,6 +4,7 @@ import { api, call } from "../../app/api";
 import type { Account, User } from "../../app/types";
 import { CategorySelect } from "../taxonomy";
 import { FILTER_KEYS, type FilterKey, type Filters } from "./query";
+import { FilterActions } from "../filter-actions";
 
 interface SeriesItem {
   id: string;
@@ -129,20 +130,12 @@ export function TransactionFilters({
           ["asc", "Ascending"],
         ])}
       </div>
-      <div className="row form-actions">
-        <button type="submit" className="primary">
-          Apply filters
-        </button>
-        <button
-          type="button"
-          onClick={() => {
-            setDraft({});
-            onApply({});
-          }}
-        >
-          Clear
-        </button>
-      </div>
+      <FilterActions
+        onClear={() => {
+          setDraft({});
+          onApply({});
+        }}
+      />
     </form>
   );
 }

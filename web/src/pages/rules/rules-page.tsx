@@ -6,6 +6,7 @@ import { when } from "../../app/format";
 import { Link, navigate, useLocation } from "../../app/router";
 import type { Rule, RulePage } from "../../app/types";
 import { CategorySelect } from "../../components/taxonomy";
+import { FilterActions } from "../../components/filter-actions";
 
 /** The filters of GET /rules, which are query_transaction_rules' arguments (docs/rules.md). */
 const RULE_FILTERS = [
@@ -128,20 +129,12 @@ function RuleFiltersForm({ value, onApply }: { value: RuleFilters; onApply: (f: 
           ["desc", "Descending"],
         ])}
       </div>
-      <div className="row form-actions">
-        <button type="submit" className="primary">
-          Apply filters
-        </button>
-        <button
-          type="button"
-          onClick={() => {
-            setD({});
-            onApply({});
-          }}
-        >
-          Clear
-        </button>
-      </div>
+      <FilterActions
+        onClear={() => {
+          setD({});
+          onApply({});
+        }}
+      />
     </form>
   );
 }
