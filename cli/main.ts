@@ -51,8 +51,8 @@ Commands:
 
 Environment: DATABASE_URL, COFFER_DATA_DIR, COFFER_CORE_PORT, COFFER_REST_PORT, COFFER_MCP_PORT,
 COFFER_CORE_URL, COFFER_HOST, COFFER_PUBLIC_URL, COFFER_DEVICE_CODE_TTL_SECONDS, COFFER_API_KEY,
-COFFER_EMBEDDED_PG_PORT, COFFER_LOG_LEVEL, COFFER_ENCRYPTION_KEY, COFFER_SYNC_INTERVAL, PLAID_*,
-TELLER_*, SIMPLEFIN_* (see README.md).
+COFFER_EMBEDDED_PG_PORT, COFFER_LOG_LEVEL, COFFER_ENCRYPTION_KEY, COFFER_SYNC_INTERVAL,
+COFFER_SYNC_LOG_RETENTION_DAYS, COFFER_TRUST_PROXY, PLAID_*, TELLER_*, SIMPLEFIN_* (see README.md).
 `;
 
 function fail(message: string): never {
@@ -135,10 +135,11 @@ async function importCommand(args: string[]) {
 async function encryptionKey(args: string[]) {
   if (args[0] !== "rotate" || args.length > 1) fail("usage: coffer encryption-key rotate");
   const { rotateEncryptionKey, RotationRefused } = await lazy.encryptionKey();
-  const rotation = await rotateEncryptionKey(process.env).catch((e: unknown) =>
+  const rotation = await rotateEncryptionKey(process.env).catch((e: unknown) => {
     // A refusal is the operator's to fix; its message names no secret.
-    e instanceof RotationRefused ? fail(e.message) : Promise.reject(e),
-  );
+    if (e instanceof RotationRefused) fail(e.message);
+    throw e;
+  });
   process.stderr.write(
     `re-sealed ${rotation.resealed} stored credential${rotation.resealed === 1 ? "" : "s"} under the new key; ` +
       (rotation.printedKey

@@ -26,7 +26,9 @@ export async function resealCredentials(em: Em, from: CredentialCipher, to: Cred
     [JOB_QUEUE_APPLICATION_NAME],
   );
   if (cores > 0) {
-    throw new ResealRefused("A core is running on this database; stop every core first, then start them with the new key");
+    throw new ResealRefused(
+      "A core is running on this database; stop every core first, then start them with the new key",
+    );
   }
   return em.transactional(async (tx) => {
     const rows = await query<{ id: string; short_id: string; credentials: Buffer }>(

@@ -204,7 +204,8 @@ describe("two cores and two REST gateways on one database", () => {
   it("the sign-in limit counts the attempts made on both gateways", async () => {
     const attempt = (i: number) =>
       browser(rests[i % 2], "POST", "/auth/login", { email: "bo@example.com", password: "not the password" });
-    for (let i = 0; i < 5; i++) expect((await attempt(i)).json).toMatchObject({ error: { code: "INVALID_CREDENTIALS" } });
+    for (let i = 0; i < 5; i++)
+      expect((await attempt(i)).json).toMatchObject({ error: { code: "INVALID_CREDENTIALS" } });
     // The sixth, on either gateway, is over the limit: the count lives in the database, not in a gateway.
     for (const i of [5, 6]) {
       const limited = await attempt(i);

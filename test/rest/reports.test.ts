@@ -100,7 +100,7 @@ describe("reports over REST", () => {
     });
   });
 
-  it("GET lists {reports, truncated} newest first, bodies only with fields=body; GET /{id} by short id or UUID", async () => {
+  it("GET lists {reports, truncated} newest first, bodies with fields=body; GET /{id} by either id", async () => {
     const a = await post({ title: "older", body: "A" });
     const b = await post({ title: "newer", body: "B" });
     const list = await req("GET", "/api/v1/reports", undefined, s.readKey);

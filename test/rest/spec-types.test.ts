@@ -30,16 +30,14 @@ beforeAll(async () => {
   await s.mcp.listen({ port: 0, host: "127.0.0.1" });
   mcp = new Client({ name: "test", version: "1.0.0" });
   const url = new URL(`http://127.0.0.1:${(s.mcp.server.address() as AddressInfo).port}/mcp`);
-  await mcp.connect(
-    new StreamableHTTPClientTransport(url, { requestInit: { headers: { "X-API-Key": s.adminKey } } }),
-  );
+  await mcp.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { "X-API-Key": s.adminKey } } }));
 });
 afterAll(async () => {
   await mcp?.close();
   await s?.close();
 });
 
-describe("SPEC.md's string fields are strings", () => {
+describe("fields the specification types as strings are strings", () => {
   it("a CSV connection's institution_id is its import key, the same on every import of that account", async () => {
     const ann = await newUser(s.orm.em.fork(), "Ann");
     const credentials = (csv: string, accountName: string) => ({
@@ -71,7 +69,7 @@ describe("SPEC.md's string fields are strings", () => {
     });
   });
 
-  it("the built-in rule has created_by_id, category_slug and category_display_name \"\" (REST and MCP)", async () => {
+  it('the built-in rule has created_by_id, category_slug and category_display_name "" (REST and MCP)', async () => {
     const { rules } = (await rest("GET", "/api/v1/rules?creator_type=system")) as { rules: Record<string, unknown>[] };
     expect(rules).toHaveLength(1);
     expect(rules[0]).toMatchObject({
@@ -89,7 +87,7 @@ describe("SPEC.md's string fields are strings", () => {
     expect(queried.rules[0]).toMatchObject({ created_by_id: "", category_slug: "", category_display_name: "" });
   });
 
-  it("preview_rule samples carry category_primary_raw \"\" for a row without a provider category", async () => {
+  it('preview_rule samples carry category_primary_raw "" for a row without a provider category', async () => {
     const user = await newUser(s.orm.em.fork(), "Bo");
     const account = await newAccount(s.orm.em.fork(), user.id, { name: "Types checking" });
     await newTransactions(s.orm.em.fork(), account.id, [

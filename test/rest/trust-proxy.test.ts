@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { buildRestApp } from "../../gateways/rest/app.js";
 import { VERSION } from "../../common/version.js";
 import { readEnv } from "../../common/env.js";
