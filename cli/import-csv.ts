@@ -141,7 +141,7 @@ export async function importCsv(opts: ImportCsvOptions, env: NodeJS.ProcessEnv =
     switch (outcome.status) {
       case "success":
         return (
-          `imported ${outcome.added} new transactions into "${connection.institutionName ?? opts.account}" ` +
+          `imported ${outcome.added} new transactions into "${connection.institutionName || opts.account}" ` +
           `(connection ${connection.shortId}); ` +
           `${outcome.unchanged + outcome.modified} already there, ` +
           `${outcome.skipped} ${outcome.skipped === 1 ? "line" : "lines"} skipped` +

@@ -17,6 +17,7 @@ const lazy = {
   logins: () => import("../services/auth/logins.js"),
   demo: () => import("./demo.js"),
   importCsv: () => import("./import-csv.js").then((m) => m.importCsv),
+  encryptionKey: () => import("./encryption-key.js"),
 };
 
 const HELP = `coffer — self-hosted financial data for households and their AI agents
@@ -43,12 +44,15 @@ Commands:
              [--positive-is-debit] [--mapping date=Date,amount=Amount,...]
                               import a bank's CSV export into an account (created on first import)
                               straight on the database; importing the same rows again adds nothing
+  encryption-key rotate       re-seal every stored provider credential under a new key in one transaction
+                              (COFFER_NEW_ENCRYPTION_KEY, or a random one: printed, or on the embedded
+                              database written to the data directory); stop every core first
   help                        this text
 
 Environment: DATABASE_URL, COFFER_DATA_DIR, COFFER_CORE_PORT, COFFER_REST_PORT, COFFER_MCP_PORT,
 COFFER_CORE_URL, COFFER_HOST, COFFER_PUBLIC_URL, COFFER_DEVICE_CODE_TTL_SECONDS, COFFER_API_KEY,
-COFFER_EMBEDDED_PG_PORT, COFFER_LOG_LEVEL, COFFER_ENCRYPTION_KEY, COFFER_SYNC_INTERVAL, PLAID_*,
-TELLER_*, SIMPLEFIN_* (see README.md).
+COFFER_EMBEDDED_PG_PORT, COFFER_LOG_LEVEL, COFFER_ENCRYPTION_KEY, COFFER_SYNC_INTERVAL,
+COFFER_SYNC_LOG_RETENTION_DAYS, COFFER_TRUST_PROXY, PLAID_*, TELLER_*, SIMPLEFIN_* (see README.md).
 `;
 
 function fail(message: string): never {
@@ -128,6 +132,23 @@ async function importCommand(args: string[]) {
   process.stdout.write(`${summary}\n`);
 }
 
+async function encryptionKey(args: string[]) {
+  if (args[0] !== "rotate" || args.length > 1) fail("usage: coffer encryption-key rotate");
+  const { rotateEncryptionKey, RotationRefused } = await lazy.encryptionKey();
+  const rotation = await rotateEncryptionKey(process.env).catch((e: unknown) => {
+    // A refusal is the operator's to fix; its message names no secret.
+    if (e instanceof RotationRefused) fail(e.message);
+    throw e;
+  });
+  process.stderr.write(
+    `re-sealed ${rotation.resealed} stored credential${rotation.resealed === 1 ? "" : "s"} under the new key; ` +
+      (rotation.printedKey
+        ? "set COFFER_ENCRYPTION_KEY to the key below on every core, then start them\n"
+        : "start the cores with the new key\n"),
+  );
+  if (rotation.printedKey) process.stdout.write(`${rotation.printedKey}\n`);
+}
+
 async function device(args: string[]) {
   const { positionals, values } = parseArgs({
     args,
@@ -189,6 +210,8 @@ export async function main(argv: string[]) {
         return await users(rest);
       case "import":
         return await importCommand(rest);
+      case "encryption-key":
+        return await encryptionKey(rest);
       case "demo": {
         const [withOrm, { loadDemo, describeDemo }] = await Promise.all([lazy.withOrm(), lazy.demo()]);
         process.stdout.write(describeDemo(await withOrm((em) => loadDemo(em))));

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 
 /**
  * The one reader of Coffer's environment. Every process (core, gateways, CLI)
@@ -44,6 +45,10 @@ export interface CofferEnv {
   encryptionKey: string | undefined;
   /** How often each connection is synced by the schedule. */
   syncIntervalSeconds: number;
+  /** How many days finished sync logs are kept. */
+  syncLogRetentionDays: number;
+  /** Whether the gateways take the client's address from X-Forwarded-For (behind a reverse proxy). */
+  trustProxy: TrustProxy;
   /** Plaid, when PLAID_CLIENT_ID and PLAID_SECRET are set. */
   plaid: PlaidEnv | null;
   /** Teller, when TELLER_APPLICATION_ID is set. */
@@ -53,6 +58,13 @@ export interface CofferEnv {
   plaidLinkScriptUrl: string;
   tellerConnectScriptUrl: string;
 }
+
+/**
+ * Which peers' X-Forwarded-For the gateways believe (fastify's trustProxy):
+ * none, any (`true`), or listed addresses, subnets and proxy-addr's names
+ * (`loopback`, `linklocal`, `uniquelocal`).
+ */
+export type TrustProxy = boolean | string[];
 
 export interface PlaidEnv {
   clientId: string;
@@ -240,6 +252,29 @@ function tellerEnv(env: Env): TellerEnv | null {
   };
 }
 
+const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/** COFFER_TRUST_PROXY: `false` (default), `true`, or a comma-separated list of proxies. */
+function trustProxy(env: Env): TrustProxy {
+  const v = raw(env, "COFFER_TRUST_PROXY");
+  if (v === undefined || v.toLowerCase() === "false") return false;
+  if (v.toLowerCase() === "true") return true;
+  const items = v.split(",").map((item) => item.trim().toLowerCase());
+  for (const item of items) {
+    const [address, prefix, extra] = item.split("/");
+    const family = isIP(address);
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!(PROXY_NAMES.has(item) || (family !== 0 && prefixOk && extra === undefined))) {
+      throw new EnvError(
+        "COFFER_TRUST_PROXY",
+        "must be true, false, or addresses/subnets (or loopback, linklocal, uniquelocal) separated by commas",
+        v,
+      );
+    }
+  }
+  return items;
+}
+
 function encryptionKey(env: Env): string | undefined {
   const v = raw(env, "COFFER_ENCRYPTION_KEY");
   if (v === undefined) return undefined;
@@ -262,6 +297,7 @@ export const DEFAULTS = {
   restartBackoffMs: 500,
   statementTimeoutMs: 15_000,
   syncIntervalSeconds: 12 * 3600,
+  syncLogRetentionDays: 90,
   simplefinTimeoutSeconds: 120,
   rulePreviewTimeoutMs: 10_000,
   plaidLinkScriptUrl: "https://cdn.plaid.com/link/v2/stable/link-initialize.js",
@@ -306,6 +342,8 @@ export function readEnv(env: Env = process.env): CofferEnv {
     mcpAllowedOrigins: originList(env, "COFFER_MCP_ALLOWED_ORIGINS"),
     encryptionKey: encryptionKey(env),
     syncIntervalSeconds: duration(env, "COFFER_SYNC_INTERVAL", DEFAULTS.syncIntervalSeconds, 60, 30 * 86400),
+    syncLogRetentionDays: integer(env, "COFFER_SYNC_LOG_RETENTION_DAYS", DEFAULTS.syncLogRetentionDays, 1, 100 * 365),
+    trustProxy: trustProxy(env),
     plaid: plaidEnv(env, publicUrl),
     teller: tellerEnv(env),
     simplefin: {

@@ -17,6 +17,8 @@ export interface CoreConfig {
   /** 64 hex characters, or undefined: then provider credentials cannot be stored (ENCRYPTION_KEY_MISSING). */
   encryptionKey: string | undefined;
   syncIntervalSeconds: number;
+  /** Finished sync logs older than this many days are deleted (each connection keeps its newest). */
+  syncLogRetentionDays: number;
   providers: ProviderSettings;
   /** How long preview_rule may take before it answers 400 VALIDATION_ERROR. */
   rulePreviewTimeoutMs: number;
@@ -38,6 +40,7 @@ export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreCon
     statementTimeoutMs: e.statementTimeoutMs,
     encryptionKey: e.encryptionKey,
     syncIntervalSeconds: e.syncIntervalSeconds,
+    syncLogRetentionDays: e.syncLogRetentionDays,
     providers: { plaid: e.plaid, teller: e.teller, simplefin: e.simplefin },
     rulePreviewTimeoutMs: e.rulePreviewTimeoutMs,
   };

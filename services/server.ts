@@ -13,7 +13,7 @@ import { startPeriodicTasks, type PeriodicTask, type RunningTasks } from "./peri
 import { seriesDetectionTask } from "./series/detection.js";
 import { routes } from "./routes.js";
 import { CursorKeyring, rotateCursorKeyTask } from "./pagination/cursor-keys.js";
-import { purgeWebhookEventsTask } from "./sync/retention.js";
+import { purgeSyncLogsTask, purgeWebhookEventsTask } from "./sync/retention.js";
 import { purgeLoginLeftoversTask } from "./auth/login-retention.js";
 import { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from "./sync/runtime.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
@@ -85,6 +85,7 @@ export async function buildCoreServer(
     rotateCursorKeyTask(() => orm.em.fork()),
     seriesDetectionTask(() => orm.em.fork()),
     purgeWebhookEventsTask(() => orm.em.fork()),
+    purgeSyncLogsTask(() => orm.em.fork(), config.syncLogRetentionDays),
     purgeLoginLeftoversTask(() => orm.em.fork()),
   ];
   let running: RunningTasks | null = null;

@@ -1,6 +1,7 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { IncomingHttpHeaders } from "node:http";
+import type { TrustProxy } from "../../common/env.js";
 import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { envelope, mapAndLog, type MappedError } from "../shared/error-map.js";
@@ -18,6 +19,8 @@ export interface McpAppOptions {
   logStream?: LogStream;
   /** The DNS-rebinding guard's settings, with the allowed browser origins (from the environment as a process). */
   guard?: HostGuardConfig;
+  /** Whose X-Forwarded-For names the client (COFFER_TRUST_PROXY). */
+  trustProxy?: TrustProxy;
 }
 
 /** The SDK transport's own limit on a batch, refused here with the envelope. */
@@ -62,6 +65,7 @@ export async function buildMcpApp(opts: McpAppOptions) {
     logLevel: opts.logLevel,
     logStream: opts.logStream,
     bodyLimit: 4 * 1024 * 1024,
+    trustProxy: opts.trustProxy,
     // Browsers always send Origin on a POST; without an explicit guard, loopback origins are the allowed ones.
     guard: opts.guard ?? {
       listenHost: "127.0.0.1",

@@ -2,7 +2,7 @@ import { ConnectError } from "@connectrpc/connect";
 import type { ErrorObject } from "ajv";
 import type { FastifyError, FastifyInstance, RouteOptions } from "fastify";
 import helmet from "@fastify/helmet";
-import { readEnv } from "../../common/env.js";
+import { readEnv, type TrustProxy } from "../../common/env.js";
 import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { envelope, mapAndLog } from "../shared/error-map.js";
@@ -29,6 +29,8 @@ export interface RestAppOptions {
   routes?: RestRoute[];
   /** The DNS-rebinding guard's settings (from the environment when run as a process). */
   guard?: HostGuardConfig;
+  /** Whose X-Forwarded-For names the client (COFFER_TRUST_PROXY): the address sign-in attempts are limited under. */
+  trustProxy?: TrustProxy;
   /** The web console at `/` (web/dist); by default the built one, configured from the default settings. */
   console?: ConsoleOptions;
   /** Refuse (500) any JSON success answer the OpenAPI document does not describe (tests; response-check.ts). */
@@ -72,6 +74,7 @@ export async function buildRestApp(opts: RestAppOptions) {
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     // Origin is checked on MCP only; REST callers with a key are not browsers' ambient credentials.
     guard: opts.guard && { ...opts.guard, allowedOrigins: undefined },
+    trustProxy: opts.trustProxy,
   });
   app.setValidatorCompiler(({ schema, httpPart }) => validatorFor(schema as JsonSchema, httpPart));
 

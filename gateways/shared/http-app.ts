@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { STATUS_CODES, maxHeaderSize, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { fastify, type FastifyInstance, type FastifyReply } from "fastify";
+import type { TrustProxy } from "../../common/env.js";
 import { loggerOptions, requestLogController, type LogStream } from "../../common/logging.js";
 import { drainOnClose } from "./drain.js";
 import { envelope, type MappedError } from "./error-map.js";
@@ -17,6 +18,8 @@ export interface HttpAppOptions {
   bodyLimit: number;
   /** The DNS-rebinding guard (host-guard.ts); by default, a gateway on 127.0.0.1 with the default public URL. */
   guard?: HostGuardConfig;
+  /** Whose X-Forwarded-For gives req.ip (COFFER_TRUST_PROXY); default: nobody's, req.ip is the peer. */
+  trustProxy?: TrustProxy;
 }
 
 const DEFAULT_GUARD: HostGuardConfig = {
@@ -132,6 +135,7 @@ export function createHttpApp(o: HttpAppOptions): FastifyInstance {
     logger: o.logger === false ? false : (loggerOptions(o.service, o.logLevel ?? "info", o.logStream) as object),
     logController: requestLogController(),
     bodyLimit: o.bodyLimit,
+    trustProxy: o.trustProxy ?? false,
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];

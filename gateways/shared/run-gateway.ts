@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { readEnv, type CofferEnv } from "../../common/env.js";
+import { readEnv, type CofferEnv, type TrustProxy } from "../../common/env.js";
 import { VERSION } from "../../common/version.js";
 import { coreClients, coreTransport, type CoreClients } from "./core-client.js";
 import type { HostGuardConfig } from "./host-guard.js";
@@ -9,6 +9,7 @@ export interface GatewayOptions {
   version: string;
   logLevel: string;
   guard: HostGuardConfig;
+  trustProxy: TrustProxy;
   /** The settings the process was started with. */
   env: CofferEnv;
 }
@@ -30,7 +31,7 @@ export async function runGateway(
     allowedHosts: e.allowedHosts,
     allowedOrigins: e.mcpAllowedOrigins,
   };
-  const app = await build({ core, version: VERSION, logLevel: e.logLevel, guard, env: e });
+  const app = await build({ core, version: VERSION, logLevel: e.logLevel, guard, trustProxy: e.trustProxy, env: e });
   await app.listen({ port: portOf(e), host: e.host });
   const stop = async () => {
     await app.close();

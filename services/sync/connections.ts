@@ -40,9 +40,12 @@ export interface ConnectionDeps {
   requestSync(connectionId: string, trigger: SyncTrigger): Promise<void>;
 }
 
+// A CSV import has no institution at a provider: its institution id is its import key (the account name,
+// trimmed, spaces collapsed, lower-cased), which stays the same however often the file is imported again.
 const VIEW = `
   select c.id, c.short_id as "shortId", c.institution_name as "institutionName",
-    c.institution_id as "institutionId", c.provider, c.status, ${iso("c.last_synced_at")} as "lastSyncedAt",
+    case when c.provider = 'csv' then c.provider_item_id else c.institution_id end as "institutionId",
+    c.provider, c.status, ${iso("c.last_synced_at")} as "lastSyncedAt",
     c.error_code as "errorCode", c.error_message as "errorMessage", u.short_id as "userId", u.name as "userName",
     c.paused, ${iso("c.created_at")} as "createdAt", ${iso("c.updated_at")} as "updatedAt"
   from connections c join users u on u.id = c.user_id`;

@@ -30,3 +30,30 @@ export const purgeWebhookEventsTask = (fork: () => Em, everyMs = 3_600_000): Per
   everyMs,
   run: () => purgeWebhookEvents(fork()),
 });
+
+/**
+ * Deletes finished sync logs that started more than `days` ago, except each
+ * connection's newest one: a connection that has not synced for months still
+ * shows how its last sync ended. Running logs stay (the engine closes them).
+ * Returns how many went.
+ */
+export async function purgeSyncLogs(em: Em, days: number): Promise<number> {
+  const rows = await query<{ n: number }>(
+    em,
+    `with gone as (
+       delete from sync_logs l
+       where l.status <> 'running' and l.started_at < now() - make_interval(days => ?)
+         and exists (select 1 from sync_logs n
+                     where n.connection_id = l.connection_id and (n.started_at, n.id) > (l.started_at, l.id))
+       returning 1)
+     select count(*)::int as n from gone`,
+    [days],
+  );
+  return rows[0].n;
+}
+
+export const purgeSyncLogsTask = (fork: () => Em, days: number, everyMs = 3_600_000): PeriodicTask => ({
+  name: "purge old sync logs",
+  everyMs,
+  run: () => purgeSyncLogs(fork(), days),
+});

@@ -47,8 +47,8 @@ const providerToProto = (p: Provider): MessageInitShape<typeof ProviderSchema> =
 export const connectionToProto = (c: ConnectionView): MessageInitShape<typeof ConnectionSchema> => ({
   id: c.id,
   shortId: c.shortId,
-  institutionName: orUndef(c.institutionName),
-  institutionId: orUndef(c.institutionId),
+  institutionName: c.institutionName ?? "",
+  institutionId: c.institutionId ?? "",
   provider: c.provider,
   status: c.status,
   lastSyncedAt: c.lastSyncedAt ? tsFromIso(c.lastSyncedAt) : undefined,

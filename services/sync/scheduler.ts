@@ -32,6 +32,9 @@ export interface SchedulerOptions {
   schedule?: boolean;
 }
 
+/** The job queue's database connections carry this name: while any is open, a core is running on the database. */
+export const JOB_QUEUE_APPLICATION_NAME = "coffer jobs";
+
 interface SyncJob {
   connectionId: string;
   trigger: SyncTrigger;
@@ -79,7 +82,7 @@ export class SyncScheduler {
       // pg-boss's cron clock runs only where the schedule does.
       schedule: o.schedule !== false,
       max: 4,
-      application_name: "coffer jobs",
+      application_name: JOB_QUEUE_APPLICATION_NAME,
     });
     boss.on("error", (err: Error) => o.log.warn({ err: { type: err.name, message: err.message } }, "job queue error"));
     await boss.start();

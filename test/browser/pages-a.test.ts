@@ -303,7 +303,7 @@ describe("home and settings", () => {
 
     await page.goto("/settings");
     await expect.poll(() => page.getByRole("table", { name: "Providers" }).textContent()).toContain("csv");
-    await expect.poll(() => page.locator("dl.facts").first().textContent()).toContain("1.0.0");
+    await expect.poll(() => page.locator("dl.facts").first().textContent()).toContain("1.1.0");
     await expect.poll(() => page.getByText("The core answers and its database is reachable").count()).toBe(1);
     await screenshots(page, "settings");
     expect(errors).toEqual([]);

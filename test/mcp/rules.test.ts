@@ -286,7 +286,7 @@ describe("preview_rule", () => {
           date: "2026-04-02",
           amount: 6,
           name: "Blue Bottle Coffee",
-          category_primary_raw: null,
+          category_primary_raw: "",
           current_category_slug: "uncategorized",
         },
         expect.objectContaining({ date: "2026-04-01", amount: 50, category_primary_raw: "TRANSPORTATION" }),

@@ -15,9 +15,9 @@ afterAll(async () => {
 });
 
 describe("SystemService and gRPC health (core)", () => {
-  it("GetVersion returns contract 1.0.0 without a key", async () => {
+  it("GetVersion returns contract 1.1.0 without a key", async () => {
     const v = await s.core.system.getVersion({});
-    expect(v.contractVersion).toBe("1.0.0");
+    expect(v.contractVersion).toBe("1.1.0");
     expect(v.version).toMatch(/^\d+\.\d+\.\d+/);
   });
 

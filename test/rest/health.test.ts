@@ -29,10 +29,10 @@ describe("health and version over REST", () => {
     expect(res.json()).toEqual({ status: "ok", version: VERSION });
   });
 
-  it("GET /api/v1/version → contract_version 1.0.0 without a key", async () => {
+  it("GET /api/v1/version → contract_version 1.1.0 without a key", async () => {
     const res = await s.rest.inject({ method: "GET", url: "/api/v1/version" });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ version: VERSION, contract_version: "1.0.0" });
+    expect(res.json()).toEqual({ version: VERSION, contract_version: "1.1.0" });
   });
 
   it("GET /api/v1/system/database → PostgreSQL's version and every migration applied, none pending", async () => {

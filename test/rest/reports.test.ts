@@ -100,12 +100,15 @@ describe("reports over REST", () => {
     });
   });
 
-  it("GET lists {reports, truncated} newest first with bodies; GET /{id} by short id or UUID", async () => {
+  it("GET lists {reports, truncated} newest first, bodies with fields=body; GET /{id} by either id", async () => {
     const a = await post({ title: "older", body: "A" });
     const b = await post({ title: "newer", body: "B" });
     const list = await req("GET", "/api/v1/reports", undefined, s.readKey);
     expect(list.statusCode).toBe(200);
-    expect(list.json()).toEqual({ reports: [b, a], truncated: false });
+    const light = ({ body: _, ...rest }: ReportJson) => rest;
+    expect(list.json()).toEqual({ reports: [light(b), light(a)], truncated: false });
+    const full = await req("GET", "/api/v1/reports?fields=body", undefined, s.readKey);
+    expect(full.json()).toEqual({ reports: [b, a], truncated: false });
     for (const id of [a.short_id, a.id]) {
       const one = await req("GET", `/api/v1/reports/${id}`, undefined, s.readKey);
       expect(one.statusCode).toBe(200);
@@ -138,6 +141,7 @@ describe("reports over REST", () => {
       ["since=yesterday", "since"],
       ["since=2026-02-30", "since"],
       ["limit=5", "limit"],
+      ["fields=title", "fields"],
     ]) {
       const e = expectEnvelope(await req("GET", `/api/v1/reports?${qs}`, undefined, s.readKey), "INVALID_PARAMETER");
       expect(e.message, qs).toContain(name);

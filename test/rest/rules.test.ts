@@ -171,7 +171,7 @@ describe("rules over REST", () => {
       "INVALID_CURSOR",
     );
     const projected = await q("fields=short_id,name,category&sort_by=name&limit=1");
-    expect(projected.rules).toEqual([{ short_id: expect.any(String), name: "Agent rule", category: null }]);
+    expect(projected.rules).toEqual([{ short_id: expect.any(String), name: "Agent rule", category: "" }]);
     for (const bad of [
       "limit=0",
       "limit=501",
@@ -200,7 +200,7 @@ describe("rules over REST", () => {
           date: "2026-02-01",
           amount: 4.5,
           name: "Blue Bottle Coffee",
-          category_primary_raw: null,
+          category_primary_raw: "",
           current_category_slug: "uncategorized",
         },
       ],

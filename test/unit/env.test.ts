@@ -27,6 +27,8 @@ describe("readEnv: the one reader of Coffer's environment", () => {
       apiKey: undefined,
       encryptionKey: undefined,
       syncIntervalSeconds: 43200,
+      syncLogRetentionDays: 90,
+      trustProxy: false,
       plaid: null,
       teller: null,
       simplefin: { timeoutSeconds: 120 },
@@ -193,5 +195,26 @@ describe("readEnv: sync and provider settings", () => {
       environment: "sandbox",
       certificate: null,
     });
+  });
+
+  it("reads how many days sync logs are kept, a whole number of days", () => {
+    expect(readEnv({ COFFER_SYNC_LOG_RETENTION_DAYS: "30" }).syncLogRetentionDays).toBe(30);
+    for (const bad of ["0", "1.5", "90d", "-3"]) {
+      expect(() => readEnv({ COFFER_SYNC_LOG_RETENTION_DAYS: bad })).toThrow(/^COFFER_SYNC_LOG_RETENTION_DAYS /);
+    }
+  });
+
+  it("reads which proxies' X-Forwarded-For to believe", () => {
+    expect(readEnv({ COFFER_TRUST_PROXY: "false" }).trustProxy).toBe(false);
+    expect(readEnv({ COFFER_TRUST_PROXY: "TRUE" }).trustProxy).toBe(true);
+    expect(readEnv({ COFFER_TRUST_PROXY: "loopback, 10.0.0.0/8,::1, fd00::/8" }).trustProxy).toEqual([
+      "loopback",
+      "10.0.0.0/8",
+      "::1",
+      "fd00::/8",
+    ]);
+    for (const bad of ["yes", "10.0.0.0/33", "proxy.example.com", "1.2.3.4/8/1", "2"]) {
+      expect(() => readEnv({ COFFER_TRUST_PROXY: bad })).toThrow(/^COFFER_TRUST_PROXY /);
+    }
   });
 });

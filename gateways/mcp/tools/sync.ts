@@ -9,8 +9,8 @@ const status = z.enum(["active", "error", "pending_reauth", "disconnected"]);
 const connection = z.object({
   id: z.string().describe("short id of the connection"),
   short_id: z.string(),
-  institution_name: z.string().nullable(),
-  institution_id: z.string().nullable(),
+  institution_name: z.string(),
+  institution_id: z.string().describe("the provider's institution id; a CSV import's account name as its import key"),
   provider: z.string().describe("plaid, teller, simplefin or csv"),
   status: status.describe(
     "active (syncing normally), error (the last sync failed; see error_code/error_message), " +
@@ -31,8 +31,8 @@ function present(c: Connection): z.input<typeof connection> {
   return {
     id: c.shortId,
     short_id: c.shortId,
-    institution_name: c.institutionName ?? null,
-    institution_id: c.institutionId ?? null,
+    institution_name: c.institutionName,
+    institution_id: c.institutionId,
     provider: c.provider,
     status: status.parse(c.status),
     last_synced_at: iso(c.lastSyncedAt),

@@ -6,16 +6,33 @@ import { defineRoute, type RestRoute } from "../route.js";
 
 // The body's fields are only typed here: the core judges lengths, priority, slugs and ids (VALIDATION_ERROR).
 
+/** A report in the list: its body only when `fields=body` asked for it (a list of 1,000 bodies is megabytes). */
+const listedReport = restShapeOf(ReportSchema)
+  .omit({ body: true })
+  .extend({ body: z.string().optional().describe("Markdown; only with fields=body") })
+  .meta({ id: "ListedReport" });
+
 /** Reports: {id} is a UUID or short id. */
 export const reportRoutes: RestRoute[] = [
   defineRoute({
     method: "GET",
     url: "/api/v1/reports",
-    response: z.object({ reports: z.array(restShapeOf(ReportSchema)), truncated: z.boolean() }),
-    query: reportFilterShape,
+    response: z.object({ reports: z.array(listedReport), truncated: z.boolean() }),
+    query: {
+      ...reportFilterShape,
+      fields: z.enum(["body"]).optional().describe("body: include each report's Markdown body"),
+    },
     async handler({ core, opts, query }) {
-      const r = await core.reports.listReports({ ...query, includeBody: true }, opts);
-      return { reports: r.reports.map((m) => toRest(ReportSchema, m)), truncated: r.truncated };
+      const { fields, ...filter } = query;
+      const includeBody = fields === "body";
+      const r = await core.reports.listReports({ ...filter, includeBody }, opts);
+      return {
+        reports: r.reports.map((m) => {
+          const { body, ...light } = toRest(ReportSchema, m);
+          return includeBody ? { ...light, body } : light;
+        }),
+        truncated: r.truncated,
+      };
     },
   }),
   defineRoute({

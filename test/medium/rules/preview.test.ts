@@ -129,10 +129,10 @@ describe("preview_rule", () => {
     for (const size of [51, -1]) await expectCoreError(preview({}, size), "INVALID_PARAMETER");
   });
 
-  it("shows the provider's raw category, null when there is none", async () => {
+  it("shows the provider's raw category, an empty string when there is none", async () => {
     const r = await preview({ field: "provider_category_primary", op: "eq", value: "" }, 50);
     expect(r.matchCount).toBeGreaterThan(0n);
-    for (const m of r.sampleMatches) expect(m.categoryPrimaryRaw).toBeUndefined();
+    for (const m of r.sampleMatches) expect(m.categoryPrimaryRaw).toBe("");
   });
 
   it("refuses a bad tree with the path to the node, like rule creation", async () => {

@@ -239,7 +239,7 @@ describe("RuleService: create, get, update, enable, disable, delete", () => {
       createdByType: "system",
       createdByName: "Coffer",
     });
-    expect(r.createdById).toBeUndefined();
+    expect(r.createdById).toBe("");
     expect((await s.core.rules.disableRule({ id: r.id }, admin)).rule!.enabled).toBe(false);
     expect((await s.core.rules.updateRule({ id: r.id, priority: 3, enabled: true }, admin)).rule).toMatchObject({
       priority: 3,

@@ -1429,6 +1429,24 @@ export interface components {
                 message: string;
             };
         };
+        ListedReport: {
+            author: string | null;
+            /** @description Markdown; only with fields=body */
+            body?: string;
+            /** Format: date-time */
+            created_at: string | null;
+            created_by_id: string | null;
+            created_by_name: string;
+            created_by_type: string;
+            id: string;
+            priority: string;
+            /** Format: date-time */
+            read_at: string | null;
+            short_id: string;
+            tags: string[];
+            title: string;
+            transactions: components["schemas"]["ReportTransaction"][];
+        };
         ListUpcomingChargesResponse: {
             charges: components["schemas"]["UpcomingCharge"][];
             from: string;
@@ -1470,7 +1488,7 @@ export interface components {
         };
         PreviewSample: {
             amount: number | null;
-            category_primary_raw: string | null;
+            category_primary_raw: string;
             current_category_slug: string;
             date: string;
             name: string;
@@ -1510,14 +1528,14 @@ export interface components {
             actions: {
                 [key: string]: unknown;
             }[];
-            category_display_name: string | null;
-            category_slug: string | null;
+            category_display_name: string;
+            category_slug: string;
             conditions: {
                 [key: string]: unknown;
             } | null;
             /** Format: date-time */
             created_at: string | null;
-            created_by_id: string | null;
+            created_by_id: string;
             created_by_name: string;
             created_by_type: string;
             enabled: boolean;
@@ -2760,8 +2778,8 @@ export interface operations {
                         error_code: string | null;
                         error_message: string | null;
                         id: string;
-                        institution_id: string | null;
-                        institution_name: string | null;
+                        institution_id: string;
+                        institution_name: string;
                         /** Format: date-time */
                         last_synced_at: string | null;
                         provider: string;
@@ -2825,8 +2843,8 @@ export interface operations {
                         error_code: string | null;
                         error_message: string | null;
                         id: string;
-                        institution_id: string | null;
-                        institution_name: string | null;
+                        institution_id: string;
+                        institution_name: string;
                         /** Format: date-time */
                         last_synced_at: string | null;
                         paused: boolean;
@@ -2883,8 +2901,8 @@ export interface operations {
                         error_code: string | null;
                         error_message: string | null;
                         id: string;
-                        institution_id: string | null;
-                        institution_name: string | null;
+                        institution_id: string;
+                        institution_name: string;
                         /** Format: date-time */
                         last_synced_at: string | null;
                         paused: boolean;
@@ -2941,8 +2959,8 @@ export interface operations {
                         error_code: string | null;
                         error_message: string | null;
                         id: string;
-                        institution_id: string | null;
-                        institution_name: string | null;
+                        institution_id: string;
+                        institution_name: string;
                         /** Format: date-time */
                         last_synced_at: string | null;
                         paused: boolean;
@@ -3005,8 +3023,8 @@ export interface operations {
                         error_code: string | null;
                         error_message: string | null;
                         id: string;
-                        institution_id: string | null;
-                        institution_name: string | null;
+                        institution_id: string;
+                        institution_name: string;
                         /** Format: date-time */
                         last_synced_at: string | null;
                         paused: boolean;
@@ -3072,8 +3090,8 @@ export interface operations {
                             error_code: string | null;
                             error_message: string | null;
                             id: string;
-                            institution_id: string | null;
-                            institution_name: string | null;
+                            institution_id: string;
+                            institution_name: string;
                             /** Format: date-time */
                             last_synced_at: string | null;
                             paused: boolean;
@@ -3139,8 +3157,8 @@ export interface operations {
                             error_code: string | null;
                             error_message: string | null;
                             id: string;
-                            institution_id: string | null;
-                            institution_name: string | null;
+                            institution_id: string;
+                            institution_name: string;
                             /** Format: date-time */
                             last_synced_at: string | null;
                             paused: boolean;
@@ -3698,6 +3716,8 @@ export interface operations {
     getReports: {
         parameters: {
             query?: {
+                /** @description body: include each report's Markdown body */
+                fields?: "body";
                 priority?: "info" | "warning" | "critical";
                 /** @description reports created at or after: YYYY-MM-DD (midnight UTC) or e.g. 2026-05-01T08:00:00Z */
                 since?: string;
@@ -3737,7 +3757,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        reports: components["schemas"]["Report"][];
+                        reports: components["schemas"]["ListedReport"][];
                         truncated: boolean;
                     };
                 };
@@ -4099,14 +4119,14 @@ export interface operations {
                                 [key: string]: unknown;
                             }[];
                             category?: string | null;
-                            category_display_name?: string | null;
-                            category_slug?: string | null;
+                            category_display_name?: string;
+                            category_slug?: string;
                             conditions?: {
                                 [key: string]: unknown;
                             } | null;
                             /** Format: date-time */
                             created_at?: string | null;
-                            created_by_id?: string | null;
+                            created_by_id?: string;
                             created_by_name?: string;
                             created_by_type?: string;
                             enabled?: boolean;

@@ -158,8 +158,9 @@ export interface Rule {
   conditions: ConditionNode;
   actions: RuleAction[];
   trigger: string;
-  category_slug: string | null;
-  category_display_name: string | null;
+  /** Both empty when the rule sets no category. */
+  category_slug: string;
+  category_display_name: string;
   priority: number;
   enabled: boolean;
   hit_count: number;

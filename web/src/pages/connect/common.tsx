@@ -13,7 +13,7 @@ export interface ProviderEntry {
 }
 
 /** A connection as GET /connections/{id} answers it (the listing has no `paused`). */
-export type ConnectionDetail = Connection & { paused?: boolean; institution_id?: string | null; user_id?: string };
+export type ConnectionDetail = Connection & { paused?: boolean; institution_id?: string; user_id?: string };
 
 /** Where each provider's configuration is described, for unconfigured providers. */
 export const HOW_TO_CONFIGURE: Record<string, string> = {

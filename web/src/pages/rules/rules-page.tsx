@@ -156,7 +156,7 @@ function RuleRow({ r }: { r: Rule }) {
       </td>
       <td className="num">{r.priority}</td>
       <td>{r.trigger}</td>
-      <td>{r.category_display_name ?? r.category_slug ?? "—"}</td>
+      <td>{r.category_display_name || r.category_slug || "—"}</td>
       <td className="num">{r.hit_count.toLocaleString()}</td>
       <td>{when(r.last_hit_at)}</td>
       <td>
