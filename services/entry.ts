@@ -11,6 +11,7 @@ import { kEm, kEntry, kPrincipal, type EntryState } from "./context.js";
 import { CofferError } from "./errors/coffer-error.js";
 import { authorizeCall } from "./interceptors/auth.js";
 import { SESSION_HEADER } from "../common/session.js";
+import { discardUnreadBody } from "./unread-body.js";
 
 /**
  * The core's entry points, in front of Connect's own handling of each RPC
@@ -18,6 +19,9 @@ import { SESSION_HEADER } from "../common/session.js";
  *
  * 1. The API key is checked before the request body is read, so a caller
  *    without a valid key learns nothing about what it sent (401, never 400).
+ *    The body of a call refused there (or by Connect outright) is still read
+ *    and thrown away before the answer (unread-body.ts), so that it cannot
+ *    clog the caller's HTTP/2 session.
  * 2. A request Connect cannot decode (garbage bytes, bad framing, invalid
  *    UTF-8) answers INVALID_BODY, instead of the bare `internal` Connect gives
  *    a failed decode; JSON with an unknown field answers INVALID_PARAMETER
@@ -144,6 +148,7 @@ function guard(h: UniversalHandler): UniversalHandler {
       });
       if (principal) values.set(kPrincipal, principal);
     } catch (e) {
+      await discardUnreadBody(req);
       return answerWith(h, req, entry, e);
     }
     let res: UniversalServerResponse;
@@ -152,7 +157,11 @@ function guard(h: UniversalHandler): UniversalHandler {
     } catch (e) {
       return answerWith(h, req, entry, e);
     }
-    if (entry.reached || REFUSED_OUTRIGHT.has(res.status)) return res;
+    if (entry.reached) return res;
+    if (REFUSED_OUTRIGHT.has(res.status)) {
+      await discardUnreadBody(req);
+      return res;
+    }
     return answerWith(h, req, entry, undecodable(h.method, await connectReason(res)));
   };
   return Object.assign(handle, {

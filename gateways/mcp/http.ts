@@ -5,6 +5,7 @@ import type { TrustProxy } from "../../common/env.js";
 import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
 import { envelope, mapAndLog, type MappedError } from "../shared/error-map.js";
+import { apiKeyOf, refuseWithoutCredential } from "../shared/credentials.js";
 import { registerHealth } from "../shared/health.js";
 import type { HostGuardConfig } from "../shared/host-guard.js";
 import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
@@ -64,7 +65,6 @@ export async function buildMcpApp(opts: McpAppOptions) {
     logger: opts.logger,
     logLevel: opts.logLevel,
     logStream: opts.logStream,
-    bodyLimit: 4 * 1024 * 1024,
     trustProxy: opts.trustProxy,
     // Browsers always send Origin on a POST; without an explicit guard, loopback origins are the allowed ones.
     guard: opts.guard ?? {
@@ -87,29 +87,33 @@ export async function buildMcpApp(opts: McpAppOptions) {
 
   registerHealth(app, opts.core, opts.version);
 
-  app.post("/mcp", async (req, reply) => {
-    // A JSON-RPC message is an object (a batch, an array of them); anything else is no MCP request.
-    if (req.body === null || typeof req.body !== "object")
-      return send(reply, envelope("INVALID_BODY", "The request body must be a JSON-RPC message (a JSON object)"));
-    const key = req.headers["x-api-key"];
-    const call = callOptions(typeof key === "string" ? key : undefined, req.id);
-    try {
-      await opts.core.apiKeys.getCurrentKey({}, call);
-    } catch (e) {
-      return send(reply, mapAndLog(e, req.log));
-    }
-    const refused = refusedByTransport(req.headers, req.body);
-    if (refused) return send(reply, refused);
-    const server = createMcpServer(opts.core, call, req.log);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    reply.hijack();
-    reply.raw.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req.raw, reply.raw, req.body);
-  });
+  // No key, no MCP: refused before the body is read (the core would refuse the key check below anyway).
+  app.post(
+    "/mcp",
+    { onRequest: refuseWithoutCredential((req) => apiKeyOf(req.headers) !== undefined) },
+    async (req, reply) => {
+      // A JSON-RPC message is an object (a batch, an array of them); anything else is no MCP request.
+      if (req.body === null || typeof req.body !== "object")
+        return send(reply, envelope("INVALID_BODY", "The request body must be a JSON-RPC message (a JSON object)"));
+      const call = callOptions(apiKeyOf(req.headers), req.id);
+      try {
+        await opts.core.apiKeys.getCurrentKey({}, call);
+      } catch (e) {
+        return send(reply, mapAndLog(e, req.log));
+      }
+      const refused = refusedByTransport(req.headers, req.body);
+      if (refused) return send(reply, refused);
+      const server = createMcpServer(opts.core, call, req.log);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.hijack();
+      reply.raw.on("close", () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req.raw, reply.raw, req.body);
+    },
+  );
   // Stateless server: no SSE stream to resume and no session to end.
   for (const method of ["GET", "DELETE", "PUT", "PATCH"] as const) {
     app.route({

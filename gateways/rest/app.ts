@@ -1,14 +1,16 @@
 import { ConnectError } from "@connectrpc/connect";
 import type { ErrorObject } from "ajv";
 import type { FastifyError, FastifyInstance, RouteOptions } from "fastify";
+import type { IncomingHttpHeaders } from "node:http";
 import helmet from "@fastify/helmet";
 import { readEnv, type TrustProxy } from "../../common/env.js";
 import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
+import { apiKeyOf, refuseWithoutCredential } from "../shared/credentials.js";
 import { envelope, mapAndLog } from "../shared/error-map.js";
 import { PROBE_URLS, registerHealth } from "../shared/health.js";
 import type { HostGuardConfig } from "../shared/host-guard.js";
-import { createHttpApp, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
+import { createHttpApp, JSON_BODY_LIMIT, requestErrorOf, sendEnvelope as send } from "../shared/http-app.js";
 import { consoleConfigOf, registerConsole, wantsHtml, type ConsoleOptions } from "./console.js";
 import { STRICT_DIRECTIVES } from "./csp.js";
 import { registerOpenApi, type DocConfig } from "./openapi.js";
@@ -46,6 +48,19 @@ const SIGN_IN_URLS = new Set(["/api/v1/auth/login", "/api/v1/auth/setup"]);
 
 const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
+/** What a REST request presents to the core: its X-API-Key or, without that header, the console's session cookie. */
+function credentialsOf(headers: IncomingHttpHeaders): { apiKey?: string; session?: string } {
+  // A key wins: the cookie is not even passed on when a program sends one (an empty key included).
+  if (headers["x-api-key"] !== undefined) return { apiKey: apiKeyOf(headers) };
+  return { session: readCookie(headers.cookie) };
+}
+
+/** A write to a route that needs a credential, presenting none: refused before its body is read. */
+const withoutCredential = refuseWithoutCredential((req) => {
+  const { apiKey, session } = credentialsOf(req.headers);
+  return apiKey !== undefined || session !== undefined;
+});
+
 /** Names the offending parameter from an ajv error ("limit must be <= 500"). */
 function describeValidation(errors: ErrorObject[], part: string): { name: string | null; message: string } {
   const e = errors[0];
@@ -71,7 +86,7 @@ export async function buildRestApp(opts: RestAppOptions) {
     logger: opts.logger,
     logLevel: opts.logLevel,
     logStream: opts.logStream,
-    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    bodyLimit: opts.bodyLimit ?? JSON_BODY_LIMIT,
     // Origin is checked on MCP only; REST callers with a key are not browsers' ambient credentials.
     guard: opts.guard && { ...opts.guard, allowedOrigins: undefined },
     trustProxy: opts.trustProxy,
@@ -169,10 +184,9 @@ export async function buildRestApp(opts: RestAppOptions) {
             if (req.body === undefined) req.body = {};
           }
         : undefined,
+      onRequest: route.doc?.public || SAFE_METHODS.has(route.method) ? undefined : withoutCredential,
       handler: async (req, reply) => {
-        const apiKey = typeof req.headers["x-api-key"] === "string" ? req.headers["x-api-key"] : undefined;
-        // A key wins: the cookie is not even passed on when a program sends one.
-        const session = apiKey === undefined ? readCookie(req.headers.cookie) : undefined;
+        const { apiKey, session } = credentialsOf(req.headers);
         const result = await route.handler({
           req,
           reply,

@@ -2,6 +2,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { Transport } from "@connectrpc/connect";
 import { DEFAULTS } from "../../common/env.js";
+import { CoreSessionManager, type RetireReason } from "./core-session.js";
 import { CLIENT_IP_HEADER, SESSION_HEADER } from "../../common/session.js";
 import { ApiKeyService, DeviceCodeService } from "../../gen/coffer/v1/auth_pb.js";
 import { SystemService } from "../../gen/coffer/v1/system_pb.js";
@@ -21,8 +22,14 @@ import { ConnectionService, ProviderService, SyncService, WebhookService } from 
  * The gateways' only way into Coffer: Connect over HTTP/2 (h2c) to the core.
  * Every call carries a deadline (COFFER_CORE_TIMEOUT_MS unless the call sets
  * its own timeoutMs): a core that hangs costs a caller 504, never a hung socket.
+ * The HTTP/2 session is sized and replaced as core-session.ts says; `onRetire`
+ * hears of each replacement.
  */
-export function coreTransport(baseUrl: string, defaultTimeoutMs: number = DEFAULTS.coreTimeoutMs): Transport {
+export function coreTransport(
+  baseUrl: string,
+  defaultTimeoutMs: number = DEFAULTS.coreTimeoutMs,
+  onRetire?: (reason: RetireReason) => void,
+): Transport {
   // No gzip: gateways sit next to the core, where compressing a page of transactions costs more CPU than it saves.
   return createConnectTransport({
     baseUrl,
@@ -30,6 +37,7 @@ export function coreTransport(baseUrl: string, defaultTimeoutMs: number = DEFAUL
     useBinaryFormat: true,
     acceptCompression: [],
     defaultTimeoutMs,
+    sessionManager: new CoreSessionManager(baseUrl, onRetire),
   });
 }
 

@@ -15,7 +15,8 @@ export interface HttpAppOptions {
   logLevel?: string;
   /** Log lines go here instead of stdout (tests read them). */
   logStream?: LogStream;
-  bodyLimit: number;
+  /** The largest body a route takes unless it sets its own (JSON_BODY_LIMIT by default). */
+  bodyLimit?: number;
   /** The DNS-rebinding guard (host-guard.ts); by default, a gateway on 127.0.0.1 with the default public URL. */
   guard?: HostGuardConfig;
   /** Whose X-Forwarded-For gives req.ip (COFFER_TRUST_PROXY); default: nobody's, req.ip is the peer. */
@@ -27,6 +28,14 @@ const DEFAULT_GUARD: HostGuardConfig = {
   publicUrl: "http://localhost:8080",
   allowedHosts: [],
 };
+
+/**
+ * The largest JSON body either gateway takes, unless a route sets its own
+ * (the REST routes carrying a CSV file). fastify refuses a longer one with 413
+ * before passing anything on: a Content-Length over it is refused unread, a
+ * chunked body as soon as it grows past it.
+ */
+export const JSON_BODY_LIMIT = 1024 * 1024;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const HEAD_LIMIT_KIB = Math.round(maxHeaderSize / 1024);
@@ -134,7 +143,7 @@ export function createHttpApp(o: HttpAppOptions): FastifyInstance {
   const app = fastify({
     logger: o.logger === false ? false : (loggerOptions(o.service, o.logLevel ?? "info", o.logStream) as object),
     logController: requestLogController(),
-    bodyLimit: o.bodyLimit,
+    bodyLimit: o.bodyLimit ?? JSON_BODY_LIMIT,
     trustProxy: o.trustProxy ?? false,
     requestIdHeader: false,
     genReqId: (req) => {

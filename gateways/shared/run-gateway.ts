@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { readEnv, type CofferEnv, type TrustProxy } from "../../common/env.js";
 import { VERSION } from "../../common/version.js";
 import { coreClients, coreTransport, type CoreClients } from "./core-client.js";
@@ -24,7 +24,13 @@ export async function runGateway(
   build: (opts: GatewayOptions) => Promise<FastifyInstance>,
 ): Promise<FastifyInstance> {
   const e = readEnv(env);
-  const core = coreClients(coreTransport(e.coreUrl, e.coreTimeoutMs));
+  // The app's logger, once there is an app (the client to the core is made first).
+  const logTo: { log?: FastifyBaseLogger } = {};
+  const core = coreClients(
+    coreTransport(e.coreUrl, e.coreTimeoutMs, (reason) =>
+      logTo.log?.warn({ reason }, "replaced the HTTP/2 session to the core"),
+    ),
+  );
   const guard: HostGuardConfig = {
     listenHost: e.host,
     publicUrl: e.publicUrl,
@@ -32,6 +38,7 @@ export async function runGateway(
     allowedOrigins: e.mcpAllowedOrigins,
   };
   const app = await build({ core, version: VERSION, logLevel: e.logLevel, guard, trustProxy: e.trustProxy, env: e });
+  logTo.log = app.log;
   await app.listen({ port: portOf(e), host: e.host });
   const stop = async () => {
     await app.close();

@@ -15,6 +15,7 @@ import { displayPrefix, generateApiKey, hashSecret, looksLikeApiKey } from "./ke
 import { findByIdOrShortId } from "../ids/find.js";
 import { iso, query } from "../db/sql.js";
 import { parseText } from "../shared/validate.js";
+import { MISSING_CREDENTIALS_MESSAGE } from "../../common/credentials.js";
 
 interface KeyRow {
   id: string;
@@ -30,7 +31,7 @@ interface KeyRow {
 const TOUCH_INTERVAL_MS = 60_000;
 
 export async function authenticateKey(em: Em, presented: string | null): Promise<Extract<Principal, { kind: "key" }>> {
-  if (!presented) throw new CofferError("MISSING_CREDENTIALS", "An API key is required in the X-API-Key header");
+  if (!presented) throw new CofferError("MISSING_CREDENTIALS", MISSING_CREDENTIALS_MESSAGE);
   // Every RPC runs this, so it is one plain indexed query (no entity hydration), and the
   // last_used_at refresh rides on it: the update happens only when the stamp is stale.
   const [key] = looksLikeApiKey(presented)

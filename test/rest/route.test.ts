@@ -43,7 +43,9 @@ afterAll(async () => {
   await app?.close();
 });
 
-const post = (payload: object) => app.inject({ method: "POST", url: "/api/v1/echo", payload });
+// With a key: a write presenting no credential is refused before its body is read.
+const post = (payload: object) =>
+  app.inject({ method: "POST", url: "/api/v1/echo", payload, headers: { "x-api-key": "cf_x" } });
 
 describe("defineRoute: zod shapes, validated by ajv", () => {
   it("names path parameters from the URL", () => {
