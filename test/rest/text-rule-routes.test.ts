@@ -50,7 +50,9 @@ beforeAll(async () => {
   ids.tag = (await made("POST", "/api/v1/tags", { slug: "trip" })).id;
   ids.category = (await made("POST", "/api/v1/categories", { display_name: "Pets" })).id;
   ids.counterparty = (await made("POST", "/api/v1/counterparties", { name: "Tea Bar" })).id;
-  ids.series = (await made("POST", "/api/v1/series", { name: "Tea", iso_currency_code: "USD", expected_amount: 4.5 })).id;
+  ids.series = (
+    await made("POST", "/api/v1/series", { name: "Tea", iso_currency_code: "USD", expected_amount: 4.5 })
+  ).id;
   ids.rule = (await made("POST", "/api/v1/rules", { name: "Tea", conditions: {}, actions: [{ type: "flag" }] })).id;
   const login = await made("POST", `/api/v1/users/${ann.shortId}/login`, { email: "ann@example.com", role: "admin" });
   ids.setupToken = new URL(login.setup_url).searchParams.get("token")!;
