@@ -17,7 +17,8 @@ function significantDigits(n: number): number {
 export function jsonNumberProblem(n: number): string | null {
   if (!Number.isFinite(n)) return "must be a finite number";
   if (significantDigits(n) > MAX_SIGNIFICANT_DIGITS) {
-    return `has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, more than a JSON number keeps exactly; send it as a string`;
+    const why = "more than a JSON number keeps exactly; send it as a string";
+    return `has more than ${MAX_SIGNIFICANT_DIGITS} significant digits, ${why}`;
   }
   return null;
 }

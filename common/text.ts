@@ -132,7 +132,10 @@ const PROVIDER_CONTROLS = /[\x00-\x08\x0a-\x1f\x7f]+/g;
  */
 export function cleanText(raw: string | null | undefined, max: number): string | null {
   if (raw == null) return null;
-  const t = raw.replace(PROVIDER_CONTROLS, " ").replace(/\p{Cs}/gu, "\uFFFD").trim();
+  const t = raw
+    .replace(PROVIDER_CONTROLS, " ")
+    .replace(/\p{Cs}/gu, "\uFFFD")
+    .trim();
   if (!t) return null;
   const chars = [...t];
   return chars.length <= max ? t : chars.slice(0, max).join("").trimEnd();

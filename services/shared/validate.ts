@@ -1,11 +1,4 @@
-import {
-  AMOUNT,
-  DATE_MAX_YEAR,
-  DATE_MIN_YEAR,
-  INSTANT,
-  SLUG,
-  isCalendarDate,
-} from "../../common/validation.js";
+import { AMOUNT, DATE_MAX_YEAR, DATE_MIN_YEAR, INSTANT, SLUG, isCalendarDate } from "../../common/validation.js";
 import { isCurrencyCode } from "../../common/currency.js";
 import { jsonNumberProblem } from "../../common/json-number.js";
 import { checkCharacters, checkText, jsonPath, type TextRule } from "../../common/text.js";

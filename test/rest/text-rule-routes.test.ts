@@ -17,8 +17,9 @@ import { waitFor } from "../helpers/wait.js";
 
 let s: Stack;
 /** The records the examples name; before beforeAll has made them, a placeholder (the leaves are listed then). */
-const ids = new Proxy({} as Record<string, string>, {
-  get: (made, name: string) => made[name] ?? "not-made-yet",
+const made: Record<string, string> = {};
+const ids: Record<string, string> = new Proxy(made, {
+  get: (target, name: string) => target[name] ?? "not-made-yet",
 });
 
 type Method = RestRoute["method"];
@@ -285,8 +286,7 @@ function withLeaf(body: Record<string, unknown>, path: Path, leaf: string): Reco
 }
 
 const isStringSchema = (p: JsonSchema | boolean): boolean =>
-  typeof p === "object" &&
-  ([p.type].flat().includes("string") || (p.anyOf ?? []).some((q) => isStringSchema(q as JsonSchema)));
+  typeof p === "object" && ([p.type].flat().includes("string") || (p.anyOf ?? []).some((q) => isStringSchema(q)));
 
 /** The body's top-level properties that may hold text (or anything), from the route's JSON Schema. */
 function textProperties(route: RestRoute): string[] {

@@ -80,7 +80,8 @@ describe("item 6: control characters do not get around the rule", () => {
     expectEnvelope(
       res,
       "VALIDATION_ERROR",
-      "actions[0]: value must not contain control characters other than tab, line feed and carriage return; found U+001B",
+      "actions[0]: value must not contain control characters other than tab, line feed and carriage return; " +
+        "found U+001B",
     );
   });
 
@@ -116,7 +117,7 @@ describe("item 6: control characters do not get around the rule", () => {
 });
 
 describe("item 7: lone surrogates, currencies, long numbers", () => {
-  it('a lone surrogate in JSON ("x\\ud800y") → 400 VALIDATION_ERROR naming the field, not stored as U+FFFD', async () => {
+  it('a lone surrogate in JSON ("x\\ud800y") → 400 VALIDATION_ERROR naming the field, not U+FFFD', async () => {
     const before = await databaseChecksum(s.orm.em.fork());
     const res = await call("POST", "/api/v1/tags", '{"slug":"trip","display_name":"x\\ud800y"}');
     expectEnvelope(res, "VALIDATION_ERROR", "display_name must be valid Unicode text; found a lone surrogate");
@@ -156,7 +157,8 @@ describe("item 7: lone surrogates, currencies, long numbers", () => {
     expectEnvelope(
       res,
       "VALIDATION_ERROR",
-      "metadata.order.id has more than 15 significant digits, more than a JSON number keeps exactly; send it as a string",
+      "metadata.order.id has more than 15 significant digits, " +
+        "more than a JSON number keeps exactly; send it as a string",
     );
     const ok = await call(
       "PATCH",

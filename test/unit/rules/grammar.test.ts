@@ -284,7 +284,8 @@ describe("actions", () => {
     [
       "a NUL in a comment",
       [{ type: "add_comment", content: "a\u0000b" }],
-      "actions[0]: content must not contain control characters other than tab, line feed and carriage return; found U+0000",
+      "actions[0]: content must not contain control characters other than tab, line feed and carriage return; " +
+        "found U+0000",
     ],
     [
       "a counterparty id that is not text",
