@@ -140,3 +140,14 @@ export function cleanText(raw: string | null | undefined, max: number): string |
   const chars = [...t];
   return chars.length <= max ? t : chars.slice(0, max).join("").trimEnd();
 }
+
+/**
+ * A search term as the caller typed it, ready to match: a search refuses
+ * nothing, so every run of spaces and control characters becomes one space
+ * (NUL never reaches SQL, and a term never holds the U+001F that separates
+ * the two names in search_text).
+ */
+export function searchTerm(raw: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is matched
+  return raw.replace(/[\s\x00-\x1f\x7f]+/g, " ").trim();
+}

@@ -1,7 +1,7 @@
 import { AMOUNT, DATE_MAX_YEAR, DATE_MIN_YEAR, INSTANT, SLUG, isCalendarDate } from "../../common/validation.js";
 import { isCurrencyCode } from "../../common/currency.js";
 import { jsonNumberProblem } from "../../common/json-number.js";
-import { checkCharacters, checkText, jsonPath, type TextRule } from "../../common/text.js";
+import { checkCharacters, checkText, jsonPath, searchTerm, type TextRule } from "../../common/text.js";
 import { CofferError } from "../errors/coffer-error.js";
 
 export type { TextRule };
@@ -107,15 +107,8 @@ export function parseJsonValue(raw: unknown, field: string, depth = 0): unknown 
   );
 }
 
-/**
- * A search term as the caller typed it, ready to match: every run of spaces
- * and control characters becomes one space (so NUL never reaches SQL, and a
- * term never holds the U+001F that separates the two names in search_text).
- */
-export function searchTerm(raw: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is matched
-  return raw.replace(/[\s\x00-\x1f]+/g, " ").trim();
-}
+/** A search term as the caller typed it, ready to match (the text rule's search half, common/text.ts). */
+export { searchTerm };
 
 /**
  * An exact decimal amount as text (the range of NUMERIC(12,2)), with "-0"
