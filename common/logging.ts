@@ -1,4 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
+import { stdSerializers } from "pino";
 
 /** Where log lines go instead of stdout: stderr for the MCP stdio server, a buffer in tests. */
 export interface LogStream {
@@ -15,6 +16,7 @@ export function loggerOptions(service: string, level: string, stream?: LogStream
     level,
     ...(stream ? { stream } : {}),
     base: { service },
+    serializers: { err: (e: Error) => stdSerializers.err(withoutSqlValues(e) as Error) },
     redact: {
       paths: [
         'req.headers["x-api-key"]',
@@ -26,6 +28,45 @@ export function loggerOptions(service: string, level: string, stream?: LogStream
       censor: "[redacted]",
     },
   };
+}
+
+/** A PostgreSQL error (pg's DatabaseError, or MikroORM's exception copied from one): a SQLSTATE and a routine. */
+const isDatabaseError = (e: Record<string, unknown>) =>
+  typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code) && ("routine" in e || "severity" in e);
+
+/** What of a PostgreSQL error a log line keeps: nothing that can carry a value (detail, where, the statement). */
+const DATABASE_FIELDS = ["code", "severity", "routine", "schema", "table", "column", "constraint"] as const;
+
+/**
+ * An error as it may be logged: a PostgreSQL error anywhere in its cause
+ * chain keeps its SQLSTATE and PostgreSQL's own message, but loses the
+ * statement knex writes in front of that message (with the parameter values
+ * inlined) and the fields that quote values (`detail`, `where`). Other
+ * errors are returned as they are, or as a copy whose cause is cleaned.
+ */
+export function withoutSqlValues(e: unknown, depth = 0): unknown {
+  if (!(e instanceof Error) || depth > 8) return e;
+  const cause = e.cause === undefined ? undefined : withoutSqlValues(e.cause, depth + 1);
+  const fields = e as unknown as Record<string, unknown>;
+  if (isDatabaseError(fields)) {
+    // knex reports "<statement> - <PostgreSQL's message>"; the statement ends at the last " - ".
+    const at = e.message.lastIndexOf(" - ");
+    const message = at >= 0 ? e.message.slice(at + 3) : e.message;
+    const clean = new Error(message, cause === undefined ? undefined : { cause });
+    clean.name = e.name;
+    for (const k of DATABASE_FIELDS) if (fields[k] !== undefined) Object.assign(clean, { [k]: fields[k] });
+    const frames = (e.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line));
+    clean.stack = [`${e.constructor.name}: ${message}`, ...frames].join("\n");
+    return clean;
+  }
+  if (cause === e.cause) return e;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(e) as object) as Error, e);
+  Object.defineProperties(copy, {
+    message: { value: e.message, enumerable: false },
+    stack: { value: e.stack, enumerable: false },
+    cause: { value: cause, enumerable: false },
+  });
+  return copy;
 }
 
 /**

@@ -92,6 +92,10 @@ export async function buildMcpApp(opts: McpAppOptions) {
     "/mcp",
     { onRequest: refuseWithoutCredential((req) => apiKeyOf(req.headers) !== undefined) },
     async (req, reply) => {
+      // HTTP/1.0 may leave Host out, but the SDK's transport builds the request URL from it and would
+      // answer a bare 400 without it (HTTP/1.1 without Host is refused earlier, in http-app.ts).
+      if (req.headers.host === undefined)
+        return send(reply, envelope("INVALID_REQUEST", "A request to /mcp needs a Host header"));
       // A JSON-RPC message is an object (a batch, an array of them); anything else is no MCP request.
       if (req.body === null || typeof req.body !== "object")
         return send(reply, envelope("INVALID_BODY", "The request body must be a JSON-RPC message (a JSON object)"));

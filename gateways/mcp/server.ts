@@ -6,6 +6,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { loneSurrogatePath } from "../../common/text.js";
 import { VERSION } from "../../common/version.js";
 import type { CallOptions, CoreClients } from "../shared/core-client.js";
 import { envelope, mapAndLog, type FailureLog, type MappedError } from "../shared/error-map.js";
@@ -84,6 +85,12 @@ export function createMcpServer(
     const tool = byName.get(request.params.name);
     // An agent asking for a tool that does not exist is its mistake, not ours.
     if (!tool) return errorResult(envelope("NOT_FOUND", `Tool ${request.params.name} not found`));
+    // As json-body.ts does for HTTP: stdio arguments never passed through it, and the core would see U+FFFD.
+    const lone = loneSurrogatePath(request.params.arguments ?? {}, "");
+    if (lone !== null)
+      return errorResult(
+        envelope("VALIDATION_ERROR", `${lone || "arguments"} must be valid Unicode text; found a lone surrogate`),
+      );
     let called: Awaited<ReturnType<ToolDef["call"]>>;
     const callOpts = tool.timeoutMs === undefined ? opts : { ...opts, timeoutMs: tool.timeoutMs };
     try {

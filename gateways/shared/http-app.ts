@@ -110,7 +110,7 @@ function answerSocket(socket: Duplex, mapped: MappedError) {
  * JSON) as envelopes; undefined for anything else.
  */
 export function requestErrorOf(err: { code?: string; statusCode?: number }): MappedError | undefined {
-  if (err instanceof BodyError) return envelope("INVALID_BODY", err.message);
+  if (err instanceof BodyError) return envelope(err.code, err.message);
   switch (err.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return envelope("PAYLOAD_TOO_LARGE", "The request body is too large");

@@ -1,3 +1,5 @@
+import { loneSurrogatePath } from "../../common/text.js";
+
 /**
  * How both gateways read a JSON body: strict UTF-8, bounded nesting, finite
  * numbers. fastify's own parser decodes bytes leniently (invalid UTF-8 becomes
@@ -7,9 +9,18 @@
 /** Objects and arrays inside each other, the body itself counting as the first level. */
 export const MAX_JSON_DEPTH = 32;
 
-/** Why a body was refused; the gateways answer 400 INVALID_BODY with the message. */
+/**
+ * Why a body was refused; the gateways answer 400 with the message: INVALID_BODY
+ * when it is not strict JSON, VALIDATION_ERROR when a value in it breaks the text rule.
+ */
 export class BodyError extends Error {
   override name = "BodyError";
+  constructor(
+    message: string,
+    readonly code: "INVALID_BODY" | "VALIDATION_ERROR" = "INVALID_BODY",
+  ) {
+    super(message);
+  }
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -59,7 +70,8 @@ const pathText = (at: (string | number)[]) =>
 /**
  * Decodes a body as UTF-8 (refusing invalid bytes), checks its nesting, then
  * hands the text to `parse` (fastify's JSON parser, which also refuses
- * __proto__ and constructor.prototype keys) and checks the numbers it made.
+ * __proto__ and constructor.prototype keys) and checks the numbers and the
+ * strings it made (no lone surrogate, common/text.ts).
  * Throws BodyError; `parse` reports bad JSON its own way.
  */
 export function readJsonBody(bytes: Buffer, parse: (text: string) => unknown): unknown {
@@ -75,5 +87,11 @@ export function readJsonBody(bytes: Buffer, parse: (text: string) => unknown): u
   const bad = nonFinite(value);
   if (bad)
     throw new BodyError(`The request body holds a number too large to represent at ${pathText(bad).slice(0, 200)}`);
+  // A lone surrogate ("\ud800") would reach the core as U+FFFD, indistinguishable from a real one: refused here.
+  const lone = loneSurrogatePath(value, "");
+  if (lone !== null) {
+    const field = lone === "" ? "the request body" : lone.slice(0, 200);
+    throw new BodyError(`${field} must be valid Unicode text; found a lone surrogate`, "VALIDATION_ERROR");
+  }
   return value;
 }

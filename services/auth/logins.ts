@@ -6,6 +6,7 @@ import { hashSecret } from "./key-hash.js";
 import { admitAttempt, forgetAttempt } from "./login-attempts.js";
 import { checkNewPassword, hashPassword, verifyPassword, type PasswordHash } from "./passwords.js";
 import { parseRole, type LoginRole } from "./roles.js";
+import { parseText } from "../shared/validate.js";
 import { newSecretToken, openSession, revokeSessionsOf } from "./sessions.js";
 
 /** A setup link works for an hour, once. */
@@ -271,12 +272,14 @@ export async function signIn(
   em: Em,
   req: { email: string; password: string; ip: string },
 ): Promise<{ login: LoginView; sessionToken: string }> {
-  const attempt = await admitAttempt(em, req.email ?? "", req.ip);
+  // The text rule before anything is looked up: the email is stored (in login_attempts) and compared in SQL.
+  const email = parseText(req.email, "email", { min: 0, max: 320 });
+  const attempt = await admitAttempt(em, email, req.ip);
   const [row] = await query<{ id: string; hash: string | null; salt: string | null; params: PasswordHash["params"] }>(
     em,
     `select id, password_hash as hash, password_salt as salt, password_params as params
      from logins where lower(email) = lower(?)`,
-    [(req.email ?? "").trim().slice(0, 320)],
+    [email],
   );
   const stored = row?.hash && row.salt ? { hash: row.hash, salt: row.salt, params: row.params } : null;
   if (!(await verifyPassword(req.password ?? "", stored)) || !row) {

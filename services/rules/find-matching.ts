@@ -3,6 +3,7 @@ import { query } from "../db/sql.js";
 import { CofferError } from "../errors/coffer-error.js";
 import { resolveTransactionId } from "../ledger/transactions/view.js";
 import { TRUE, truthOf, type TransactionContext, type Trigger } from "./engine/index.js";
+import { parseText } from "../shared/validate.js";
 import { loadContexts } from "./context-loader.js";
 import { loadReferenceMaps, ruleCategory } from "./references.js";
 import { compileRules, RULE_COLUMNS, type RuleRow } from "./rules.js";
@@ -57,10 +58,7 @@ export async function findMatchingRules(
     const id = await resolveTransactionId(em, input.transactionId!.trim());
     [{ context: ctx }] = await loadContexts(em, [id], maps);
   } else {
-    const merchant = input.merchant!.trim();
-    if (merchant.length > MAX_MERCHANT) {
-      throw new CofferError("INVALID_PARAMETER", `merchant may be at most ${MAX_MERCHANT} characters`);
-    }
+    const merchant = parseText(input.merchant, "merchant", { max: MAX_MERCHANT }, "INVALID_PARAMETER");
     ctx = { providerName: merchant, providerMerchantName: merchant };
   }
   const rows = await query<RuleRow>(

@@ -5,7 +5,7 @@ import { parseId } from "../ids/resolve-id.js";
 import { newShortId } from "../ids/short-id.js";
 import type { Actor } from "../ledger/actor.js";
 import { recordAnnotation } from "../ledger/annotations.js";
-import type { InputErrorCode } from "../shared/validate.js";
+import { parseText, type InputErrorCode } from "../shared/validate.js";
 import {
   RuleValidationError,
   TRIGGERS,
@@ -138,14 +138,7 @@ export function asValidation<T>(f: () => T): T {
   }
 }
 
-export function parseRuleName(raw: string | undefined): string {
-  const name = (raw ?? "").trim();
-  if (!name) throw validation("name is required");
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (/[\x00-\x1f\x7f]/.test(name)) throw validation("name must not contain control characters");
-  if ([...name].length > MAX_NAME) throw validation(`name may be at most ${MAX_NAME} characters`);
-  return name;
-}
+export const parseRuleName = (raw: string | undefined) => parseText(raw, "name", { max: MAX_NAME });
 
 /** A trigger; on_update is accepted as another name for on_change. */
 export function parseTrigger(raw: string, code: InputErrorCode = "VALIDATION_ERROR"): Trigger {

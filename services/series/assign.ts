@@ -1,3 +1,4 @@
+import { checkText } from "../../common/text.js";
 import type { Em } from "../db/orm.js";
 import { query } from "../db/sql.js";
 import { notFound, validation } from "../errors/coffer-error.js";
@@ -31,8 +32,10 @@ export function checkAssignTarget(t: AssignSeriesTarget, path = ""): void {
   const hasName = (t.seriesName ?? "").trim() !== "";
   if (hasId === hasName) throw validation(`${path}give either series_id or series_name`);
   if (hasId && t.createIfMissing) throw validation(`${path}create_if_missing goes with series_name, not series_id`);
-  if (hasName && t.seriesName!.trim().length > 200)
-    throw validation(`${path}series_name must be at most 200 characters`);
+  if (hasName) {
+    const r = checkText(t.seriesName, "series_name", { max: 200 });
+    if (!r.ok) throw validation(`${path}${r.message}`);
+  }
 }
 
 /** The series with this name (case-insensitive): an active one first, then the oldest. */

@@ -17,7 +17,14 @@ import { recordAnnotation, recordAnnotations } from "../ledger/annotations.js";
 import { resolveCounterparty } from "../ledger/counterparties/counterparties.js";
 import { resolveTransactionIds } from "../ledger/transactions/batch-ids.js";
 import { quoted } from "../ledger/transactions/locked-row.js";
-import { amountCents, canonicalAmount, parseCurrency, parseDate, type InputErrorCode } from "../shared/validate.js";
+import {
+  amountCents,
+  canonicalAmount,
+  parseCurrency,
+  parseDate,
+  parseText,
+  type InputErrorCode,
+} from "../shared/validate.js";
 import {
   MAX_SERIES_IDS,
   checkCurrency,
@@ -46,12 +53,7 @@ export const parseCadence = (raw: string, code: InputErrorCode = "VALIDATION_ERR
 export const parseStatus = (raw: string, code: InputErrorCode = "VALIDATION_ERROR"): SeriesStatus =>
   oneOf(SERIES_STATUSES, raw, "status", code);
 
-export function parseSeriesName(raw: string | undefined): string {
-  const name = (raw ?? "").trim();
-  if (!name) throw validation("name is required");
-  if (name.length > 200) throw validation("name must be at most 200 characters");
-  return name;
-}
+export const parseSeriesName = (raw: string | undefined) => parseText(raw, "name", { max: 200 });
 
 /** A tolerance is an amount that is never below zero. */
 export function parseTolerance(raw: string): string {

@@ -1,13 +1,10 @@
-import {
-  AMOUNT,
-  CURRENCY,
-  DATE_MAX_YEAR,
-  DATE_MIN_YEAR,
-  INSTANT,
-  SLUG,
-  isCalendarDate,
-} from "../../common/validation.js";
+import { AMOUNT, DATE_MAX_YEAR, DATE_MIN_YEAR, INSTANT, SLUG, isCalendarDate } from "../../common/validation.js";
+import { isCurrencyCode } from "../../common/currency.js";
+import { jsonNumberProblem } from "../../common/json-number.js";
+import { checkCharacters, checkText, jsonPath, searchTerm, type TextRule } from "../../common/text.js";
 import { CofferError } from "../errors/coffer-error.js";
+
+export type { TextRule };
 
 /**
  * The core's input checks: each takes the caller's raw value and the name of
@@ -51,89 +48,49 @@ export function parseInteger(
   return raw;
 }
 
-export interface TextRule {
-  /** Fewest characters after trimming (default 1: the field is required). */
-  min?: number;
-  /** Most characters after trimming (code points, as PostgreSQL's length() counts them). */
-  max?: number;
-  /** Line breaks allowed (comments, notes); CRLF is stored as LF. Single-line fields refuse them. */
-  multiline?: boolean;
-  /** Markdown (multiline): keep the first line's indentation, which has meaning there; trim only blank lines. */
-  markdown?: boolean;
-}
-
 /**
- * The first C0 control character (U+0000-U+001F) in text other than tab and,
- * where allowed, the line breaks, written "U+0000"; null when there is none.
+ * Text a write stores (names, notes, comment bodies, report titles, …), by the
+ * one text rule (common/text.ts): no NUL or other control character but tab
+ * (and line breaks where `multiline`; CRLF is stored as LF), no lone
+ * surrogate, trimmed (`markdown` keeps the first line's indentation), min
+ * (default 1: required) to max characters. Every failure is VALIDATION_ERROR
+ * naming the field (INVALID_PARAMETER for a filter's text, with `code`).
  */
-function forbiddenControl(text: string, lineBreaks: boolean): string | null {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0x20 || c === 0x09 || (lineBreaks && (c === 0x0a || c === 0x0d))) continue;
-    return `U+${c.toString(16).toUpperCase().padStart(4, "0")}`;
-  }
-  return null;
+export function parseText(
+  raw: string | undefined,
+  field: string,
+  rule: TextRule = {},
+  code: InputErrorCode = "VALIDATION_ERROR",
+): string {
+  const r = checkText(raw, field, rule);
+  if (!r.ok) throw new CofferError(code, r.message);
+  return r.value;
 }
 
-/** The control-character half of the text rule: the text (CRLF as LF where multiline), or VALIDATION_ERROR. */
-function withoutControls(text: string, field: string, multiline: boolean): string {
-  const normal = multiline ? text.replace(/\r\n/g, "\n") : text;
-  const bad = forbiddenControl(normal, multiline);
-  if (bad) {
-    const allowed = multiline ? "tab, line feed and carriage return" : "tab (it is one line)";
-    throw new CofferError(
-      "VALIDATION_ERROR",
-      `${field} must not contain control characters other than ${allowed}; found ${bad}`,
-    );
-  }
-  return normal;
-}
-
-/**
- * Text a write stores (names, notes, comment bodies, report titles, …). It is
- * checked before it is trimmed (so trimming cannot hide a control character):
- * NUL and the other C0 controls are refused, tab is always allowed, line feed
- * and carriage return only where `multiline` (CRLF is stored as LF). Then it
- * is trimmed at both ends, except that `markdown` text only loses its leading
- * blank lines and trailing whitespace, keeping the first line's indentation
- * (Markdown gives it meaning). min (default 1: required) and max count
- * characters (code points, as PostgreSQL's length() does). Every failure is
- * VALIDATION_ERROR naming the field.
- */
-export function parseText(raw: string | undefined, field: string, rule: TextRule = {}): string {
-  const { min = 1, max = 10_000, multiline = false, markdown = false } = rule;
-  const text = withoutControls(raw ?? "", field, multiline || markdown);
-  const value = markdown ? text.replace(/^(?:[ \t]*[\n\r])+/, "").trimEnd() : text.trim();
-  const length = [...value].length;
-  if (length < min) {
-    throw new CofferError(
-      "VALIDATION_ERROR",
-      min === 1 ? `${field} is required` : `${field} must be at least ${min} characters`,
-    );
-  }
-  if (length > max)
-    throw new CofferError("VALIDATION_ERROR", `${field} must be at most ${max} characters (got ${length})`);
-  return value;
+/** The character half of the text rule alone (text stored as given: no trimming, no length). */
+export function parseCharacters(raw: string, field: string, multiline: boolean): string {
+  const r = checkCharacters(raw, field, multiline);
+  if (!r.ok) throw new CofferError("VALIDATION_ERROR", r.message);
+  return r.value;
 }
 
 /** How deep a stored JSON value may nest: an object holding an object holding a string is 2. */
 export const MAX_JSON_DEPTH = 32;
 
-const pathOf = (parent: string, key: string) =>
-  /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
-
 /**
- * A JSON value a write stores (transaction metadata), checked all the way
- * down: strings follow the text rule (multiline, not trimmed), object keys the
- * single-line one, numbers are finite, and objects and arrays nest at most
- * MAX_JSON_DEPTH levels. Every failure is VALIDATION_ERROR naming the path
- * (`metadata.trip.days[2]`). Returns a copy with CRLF stored as LF.
+ * A JSON value a write stores (transaction metadata, a rule's set_metadata
+ * value), checked all the way down: strings follow the text rule (multiline,
+ * not trimmed), object keys the single-line one, numbers are finite with at
+ * most 15 significant digits (common/json-number.ts), and objects and arrays
+ * nest at most MAX_JSON_DEPTH levels. Every failure is VALIDATION_ERROR naming
+ * the path (`metadata.trip.days[2]`). Returns a copy with CRLF stored as LF.
  */
 export function parseJsonValue(raw: unknown, field: string, depth = 0): unknown {
   if (raw === null || typeof raw === "boolean") return raw;
-  if (typeof raw === "string") return withoutControls(raw, field, true);
+  if (typeof raw === "string") return parseCharacters(raw, field, true);
   if (typeof raw === "number") {
-    if (!Number.isFinite(raw)) throw new CofferError("VALIDATION_ERROR", `${field} must be a finite number`);
+    const problem = jsonNumberProblem(raw);
+    if (problem) throw new CofferError("VALIDATION_ERROR", `${field} ${problem}`);
     return raw;
   }
   if (typeof raw !== "object") throw new CofferError("VALIDATION_ERROR", `${field} must be a JSON value`);
@@ -144,21 +101,14 @@ export function parseJsonValue(raw: unknown, field: string, depth = 0): unknown 
   // Entries, not assignment into {}: a key such as "__proto__" must stay a plain key.
   return Object.fromEntries(
     Object.entries(raw as Record<string, unknown>).map(([k, v]) => {
-      withoutControls(k, `a key in ${field}`, false);
-      return [k, parseJsonValue(v, pathOf(field, k), depth + 1)];
+      parseCharacters(k, `a key in ${field}`, false);
+      return [k, parseJsonValue(v, jsonPath(field, k), depth + 1)];
     }),
   );
 }
 
-/**
- * A search term as the caller typed it, ready to match: every run of spaces
- * and control characters becomes one space (so NUL never reaches SQL, and a
- * term never holds the U+001F that separates the two names in search_text).
- */
-export function searchTerm(raw: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is matched
-  return raw.replace(/[\s\x00-\x1f]+/g, " ").trim();
-}
+/** A search term as the caller typed it, ready to match (the text rule's search half, common/text.ts). */
+export { searchTerm };
 
 /**
  * An exact decimal amount as text (the range of NUMERIC(12,2)), with "-0"
@@ -182,10 +132,10 @@ export function canonicalAmount(raw: string, field = "amount", code: InputErrorC
 /** A canonical amount as integer cents, for comparing amounts without floats. */
 export const amountCents = (canonical: string) => BigInt(canonical.replace(".", ""));
 
-/** An ISO 4217 code, upper-cased. */
+/** An ISO 4217 code (common/currency.ts), upper-cased. */
 export function parseCurrency(raw: string, field = "iso_currency_code"): string {
   const s = raw.trim().toUpperCase();
-  if (!CURRENCY.test(s)) throw new CofferError("VALIDATION_ERROR", `${field} must be a 3-letter ISO 4217 code`);
+  if (!isCurrencyCode(s)) throw new CofferError("VALIDATION_ERROR", `${field} must be an ISO 4217 currency code`);
   return s;
 }
 

@@ -1,3 +1,4 @@
+import { cleanText as cleanProviderText } from "../../common/text.js";
 import { CURRENCY } from "../../common/validation.js";
 import type { Em } from "../db/orm.js";
 import { pgArray, query } from "../db/sql.js";
@@ -16,15 +17,8 @@ export interface SyncedAccount {
 
 // Balances are NUMERIC(14,2).
 const BALANCE = /^-?\d{1,12}(\.\d{1,2})?$/;
-// eslint-disable-next-line no-control-regex -- control characters are what is replaced
-const CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
-
-/** Text from a provider as Coffer stores it: no control characters (PostgreSQL refuses NUL), trimmed, bounded. */
-export const cleanText = (s: string | null, max = 500): string | null => {
-  if (s === null) return null;
-  const t = s.replace(CONTROLS, " ").trim();
-  return t ? t.slice(0, max) : null;
-};
+/** Text from a provider as Coffer stores it (the text rule's provider half, common/text.ts). */
+export const cleanText = (s: string | null, max = 500): string | null => cleanProviderText(s, max);
 
 const balance = (v: string | null) => (v !== null && BALANCE.test(v.trim()) ? v.trim() : null);
 

@@ -9,6 +9,7 @@ import type { CursorKeyring } from "../pagination/cursor-keys.js";
 import { timePage } from "../pagination/time-keyset.js";
 import { providerFailure } from "./connections.js";
 import { ProviderError, type WebhookEvent } from "./providers/provider.js";
+import { parseText } from "../shared/validate.js";
 import type { ProviderRegistry } from "./registry.js";
 
 export interface WebhookDeps {
@@ -190,9 +191,10 @@ export async function listWebhookEvents(
 ): Promise<{ events: WebhookEventView[]; nextCursor: string; hasMore: boolean }> {
   const where: string[] = ["true"];
   const params: unknown[] = [];
-  if (req.provider) {
+  const provider = parseText(req.provider, "provider", { min: 0, max: 64 }, "INVALID_PARAMETER");
+  if (provider) {
     where.push("provider = ?");
-    params.push(req.provider);
+    params.push(provider);
   }
   if (req.status) {
     if (!["accepted", "duplicate", "rejected", "ignored"].includes(req.status)) {

@@ -37,4 +37,30 @@ describe("the core's log", () => {
     // The request's own line carries the same id, so the two can be joined.
     expect(lines.find((l) => l.msg === "request completed" && l.reqId === "trace-me-500")).toBeDefined();
   });
+
+  it("a PostgreSQL error is logged with its SQLSTATE and message, never the statement's values", async () => {
+    // A column gone from under the running core: the insert fails, and knex would put the statement,
+    // with every value written into it, in front of PostgreSQL's message.
+    await query(s.orm.em.fork(), `alter table tags rename column display_name to display_name_elsewhere`);
+    try {
+      await expectCoreError(
+        s.core.tags.createTag(
+          { slug: "secret_slug_4711", displayName: "Secret Display 4711" },
+          { headers: { "x-api-key": s.adminKey, "x-request-id": "trace-me-sql" } },
+        ),
+        "INTERNAL_ERROR",
+      );
+    } finally {
+      await query(s.orm.em.fork(), `alter table tags rename column display_name_elsewhere to display_name`);
+    }
+    const line = lines.find((l) => l.msg === "unexpected error in RPC" && l.reqId === "trace-me-sql");
+    expect(line).toBeDefined();
+    const err = line!.err as { message: string; code: string; stack: string };
+    expect(err.code).toBe("42703");
+    expect(err.message).toMatch(/column "display_name" of relation "tags" does not exist/);
+    expect(err.stack).toMatch(/\n\s+at /);
+    const logged = JSON.stringify(lines.filter((l) => l.reqId === "trace-me-sql"));
+    expect(logged).not.toContain("4711");
+    expect(logged).not.toMatch(/insert into/i);
+  });
 });

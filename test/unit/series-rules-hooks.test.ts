@@ -41,7 +41,11 @@ describe("parseAssignSeriesParams", () => {
     ["neither", {}, "actions[1]: give either series_id or series_name"],
     ["both", { series_id: "Xb3k9QaZ", series_name: "N" }, "actions[1]: give either series_id or series_name"],
     ["a blank name", { series_name: "  " }, "actions[1]: give either series_id or series_name"],
-    ["a long name", { series_name: "n".repeat(201) }, "actions[1]: series_name must be at most 200 characters"],
+    [
+      "a long name",
+      { series_name: "n".repeat(201) },
+      "actions[1]: series_name must be at most 200 characters (got 201)",
+    ],
     ["a number for an id", { series_id: 7 }, "actions[1].series_id must be a string"],
     [
       "a string for the flag",

@@ -45,14 +45,8 @@ export function parseBalance(raw: string, field = "balance_current"): string {
 }
 
 /** An importer's own key for an account; "" means none. */
-function parseProviderAccountId(raw: string | undefined): string | null {
-  const id = (raw ?? "").trim();
-  if (!id) return null;
-  // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  if (id.length > 200 || /[\x00-\x1f\x7f]/.test(id))
-    throw validation("provider_account_id must be at most 200 characters, without control characters");
-  return id;
-}
+const parseProviderAccountId = (raw: string | undefined) =>
+  parseText(raw, "provider_account_id", { min: 0, max: 200 }) || null;
 
 const providerAccountTaken = (e: unknown) => {
   if (e instanceof UniqueConstraintViolationException && /provider_account/.test(e.message)) {

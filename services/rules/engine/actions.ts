@@ -1,3 +1,5 @@
+import { jsonNumberProblem } from "../../../common/json-number.js";
+import { checkCharacters, checkText } from "../../../common/text.js";
 import { SLUG } from "../../../common/validation.js";
 import { RuleValidationError, kindOf, shown } from "./errors.js";
 import { METADATA_KEY } from "./fields.js";
@@ -80,16 +82,12 @@ const FIELDS: Record<ActionType, { required: string[]; optional?: string[] }> = 
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function text(path: string, key: string, v: unknown, max: number): string {
+/** Text an action stores, by the one text rule (common/text.ts); only a comment spans lines. */
+function text(path: string, key: string, v: unknown, max: number, multiline = false): string {
   if (typeof v !== "string") throw new RuleValidationError(path, `${key} must be a string, got ${kindOf(v)}`);
-  // PostgreSQL text cannot hold NUL, and a control character in a name is never meant.
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(v))
-    throw new RuleValidationError(path, `${key} must not contain control characters`);
-  const trimmed = v.trim();
-  if (trimmed === "") throw new RuleValidationError(path, `${key} must not be empty`);
-  if ([...trimmed].length > max) throw new RuleValidationError(path, `${key} may be at most ${max} characters`);
-  return trimmed;
+  const r = checkText(v, key, { max, multiline });
+  if (!r.ok) throw new RuleValidationError(path, r.message);
+  return r.value;
 }
 
 function slug(path: string, key: string, v: unknown): string {
@@ -109,13 +107,18 @@ function metadataKey(path: string, v: unknown): string {
 
 function metadataValue(path: string, v: unknown): MetadataScalar {
   if (typeof v === "boolean") return v;
+  // The same checks as a metadata value written directly (services/shared/validate.ts parseJsonValue).
   if (typeof v === "number") {
-    if (!Number.isFinite(v)) throw new RuleValidationError(path, "value must be a finite number");
+    const problem = jsonNumberProblem(v);
+    if (problem) throw new RuleValidationError(path, `value ${problem}`);
     return v;
   }
   if (typeof v === "string") {
-    if (v.length > MAX_TEXT) throw new RuleValidationError(path, `value may be at most ${MAX_TEXT} characters`);
-    return v;
+    const r = checkCharacters(v, "value", true);
+    if (!r.ok) throw new RuleValidationError(path, r.message);
+    if ([...r.value].length > MAX_TEXT)
+      throw new RuleValidationError(path, `value may be at most ${MAX_TEXT} characters`);
+    return r.value;
   }
   throw new RuleValidationError(path, `value must be a string, a number, true or false, got ${kindOf(v)}`);
 }
@@ -140,7 +143,7 @@ function parseAction(raw: unknown, path: string): ActionInput {
     case "remove_tag":
       return { type, tag_slug: slug(path, "tag_slug", raw.tag_slug) };
     case "add_comment":
-      return { type, content: text(path, "content", raw.content, MAX_COMMENT_CHARS) };
+      return { type, content: text(path, "content", raw.content, MAX_COMMENT_CHARS, true) };
     case "set_metadata":
       return { type, key: metadataKey(path, raw.key), value: metadataValue(path, raw.value) };
     case "remove_metadata":

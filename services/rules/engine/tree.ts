@@ -1,3 +1,4 @@
+import { checkCharacters } from "../../../common/text.js";
 import { loweredField, type TransactionContext } from "./context.js";
 import { RuleValidationError, kindOf, shown } from "./errors.js";
 import { FIELD_NAMES, fieldNamed, type Field, type ValueKind } from "./fields.js";
@@ -141,6 +142,7 @@ class Compiler {
     const leaf: Leaf = { ...raw, field: field.name, op };
     const where: Where = { path: at, field: field.name };
     checkOperands(leaf, where);
+    checkOperandText(leaf, where);
     this.fields.add(field.name);
     return { kind: "leaf", field, op, leaf, test: leafTest(field, op, leaf, where), path: at, source: raw };
   }
@@ -160,6 +162,24 @@ function checkOperands(leaf: Leaf, where: Where): void {
   if (leaf.tolerance !== undefined && op !== "approx") refuse(where, `tolerance only goes with operator "approx"`);
   if ((leaf.min !== undefined || leaf.max !== undefined) && op !== "between") {
     refuse(where, `min and max only go with operator "between"`);
+  }
+}
+
+/**
+ * Every string a leaf compares with is stored with the rule, so it follows the
+ * text rule (common/text.ts) wherever it sits: a value, an `in` list's items.
+ */
+function checkOperandText(leaf: Leaf, where: Where): void {
+  for (const key of ["value", "tolerance", "min", "max"] as const) {
+    const operand = leaf[key];
+    const items: [string, unknown][] = Array.isArray(operand)
+      ? operand.map((v: unknown, i) => [`${key}[${i}]`, v])
+      : [[key, operand]];
+    for (const [name, v] of items) {
+      if (typeof v !== "string") continue;
+      const r = checkCharacters(v, name, true);
+      if (!r.ok) refuse(where, r.message);
+    }
   }
 }
 

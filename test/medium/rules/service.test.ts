@@ -160,8 +160,8 @@ describe("RuleService: create, get, update, enable, disable, delete", () => {
     const before = await query(s.orm.em.fork(), `select id from rules`);
     const cases: [Record<string, unknown>, string][] = [
       [{ name: "" }, "name is required"],
-      [{ name: "a\u0000b" }, "name must not contain control characters"],
-      [{ name: "x".repeat(201) }, "name may be at most 200 characters"],
+      [{ name: "a\u0000b" }, "name must not contain control characters other than tab (it is one line); found U+0000"],
+      [{ name: "x".repeat(201) }, "name must be at most 200 characters (got 201)"],
       [{ conditions: undefined }, "conditions is required ({} matches every transaction)"],
       [{ conditions: "coffee" }, "conditions: a condition must be an object, got a string"],
       [{ conditions: null }, "conditions: a condition must be an object, got null"],

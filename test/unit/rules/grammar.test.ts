@@ -280,22 +280,19 @@ describe("actions", () => {
       [{ type: "set_metadata", key: "k", value: { a: 1 } }],
       "actions[0]: value must be a string, a number, true or false, got an object",
     ],
-    ["an empty comment", [{ type: "add_comment", content: "  " }], "actions[0]: content must not be empty"],
+    ["an empty comment", [{ type: "add_comment", content: "  " }], "actions[0]: content is required"],
     [
       "a NUL in a comment",
       [{ type: "add_comment", content: "a\u0000b" }],
-      "actions[0]: content must not contain control characters",
+      "actions[0]: content must not contain control characters other than tab, line feed and carriage return; " +
+        "found U+0000",
     ],
     [
       "a counterparty id that is not text",
       [{ type: "assign_counterparty", counterparty_id: 5 }],
       "actions[0]: counterparty_id must be a string, got a number",
     ],
-    [
-      "a series id that is empty",
-      [{ type: "assign_series", series_id: "" }],
-      "actions[0]: series_id must not be empty",
-    ],
+    ["a series id that is empty", [{ type: "assign_series", series_id: "" }], "actions[0]: series_id is required"],
     [
       "a flag reason that is not text",
       [{ type: "flag", reason: 1 }],

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { CURRENCY } from "../../../../common/validation.js";
+import { isCurrencyCode } from "../../../../common/currency.js";
+import { checkText } from "../../../../common/text.js";
 import {
   ProviderError,
   type Credentials,
@@ -32,15 +33,14 @@ interface CsvCredentials {
 }
 
 function accountName(raw: unknown): string {
-  const name = typeof raw === "string" ? raw.trim() : "";
-  if (!name) throw invalid("CSV_ACCOUNT_NAME", "account_name is required");
-  if (name.length > 200) throw invalid("CSV_ACCOUNT_NAME", "account_name must be at most 200 characters");
-  return name;
+  const r = checkText(typeof raw === "string" ? raw : "", "account_name", { max: 200 });
+  if (!r.ok) throw invalid("CSV_ACCOUNT_NAME", r.message);
+  return r.value;
 }
 
 function currency(raw: unknown): string {
   const code = typeof raw === "string" ? raw.trim().toUpperCase() : "";
-  if (!CURRENCY.test(code)) throw invalid("CSV_CURRENCY", "iso_currency_code must be a 3-letter ISO 4217 code");
+  if (!isCurrencyCode(code)) throw invalid("CSV_CURRENCY", "iso_currency_code must be an ISO 4217 currency code");
   return code;
 }
 

@@ -1,3 +1,4 @@
+import { cleanText } from "../../../../common/text.js";
 import { CURRENCY, isCalendarDate } from "../../../../common/validation.js";
 import { utcDay } from "../../../shared/calendar.js";
 import { negateAmount, tryCanonicalAmount } from "../../../shared/amount-text.js";
@@ -54,14 +55,8 @@ const KNOWN_CODES = new Set([
   "act.missingdata",
 ]);
 
-/** Server text is shown to people: control characters out, one line, bounded. */
-const sanitise = (text: string) =>
-  [...text]
-    .map((c) => (c < " " || c === "\u007f" ? " " : c))
-    .join("")
-    .replace(/ +/g, " ")
-    .trim()
-    .slice(0, 200);
+/** Server text is shown to people: the provider-text rule (common/text.ts), one line, spaces collapsed, bounded. */
+const sanitise = (text: string) => cleanText(text.replace(/\s+/g, " "), 200) ?? "";
 
 /** A v1 message asking the person to log in again (e.g. "You must reauthenticate."). */
 const REAUTH_TEXT = /re-?auth|log ?in again|sign ?in again|credentials/i;
