@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, chmodSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -6,12 +6,15 @@ import type { TestProject } from "vitest/node";
 import { ensureConsoleBuilt } from "../cli/console-build.js";
 import { canConnect, startEmbeddedPostgres, type Database } from "../cli/embedded-postgres.js";
 import { migrate, openOrm } from "../services/db/orm.js";
+import { describeProcess, killPids, processTable, type ProcEntry } from "./helpers/proc-table.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     adminUrl: string;
     templateDb: string;
     runId: string;
+    /** Where test/helpers/tracked-processes.ts records each process a test starts (a file per spawn). */
+    processDir: string;
   }
 }
 
@@ -47,15 +50,41 @@ export default async function setup(project: TestProject) {
 
   project.provide("adminUrl", adminUrl);
   project.provide("templateDb", templateDb);
+  const processDir = mkdtempSync(join(tmpdir(), "coffer-test-processes-"));
   project.provide("runId", runId);
+  project.provide("processDir", processDir);
 
   return async () => {
+    // First, while the test databases still exist (dropping them would make a leftover core exit).
+    const leftovers = leftoverProcesses(runId, processDir);
+    rmSync(processDir, { recursive: true, force: true });
     const { rows } = await admin.query("select datname from pg_database where datname like $1", [`coffer_%${runId}%`]);
     for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`);
     await admin.end();
     if (embedded) await embedded.stop();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
+    if (leftovers) throw new Error(leftovers);
   };
+}
+
+/**
+ * Every process the run's tests started (and their children) must be gone by now: each test file stops
+ * its own, and test/setup/processes.ts kills what a file left. Anything still alive is killed here, and
+ * the run fails with the list and the test files that started them.
+ */
+function leftoverProcesses(runId: string, processDir: string): string | null {
+  const left = processTable().filter((p) => p.mark?.startsWith(`${runId}:`));
+  if (left.length === 0) return null;
+  killPids(left.map((p) => p.pid));
+  const starters = new Map<string, string>();
+  for (const name of readdirSync(processDir)) {
+    const spawn = JSON.parse(readFileSync(join(processDir, name), "utf8")) as { mark: string; label: string; file: string };
+    starters.set(spawn.mark, `${spawn.label}, started by ${spawn.file}`);
+  }
+  const line = (p: ProcEntry) => `  ${describeProcess(p)} [${starters.get(p.mark!) ?? "unrecorded spawn"}]`;
+  return `${left.length} process(es) started by the tests were still running at the end of the run (now killed):\n${left
+    .map(line)
+    .join("\n")}`;
 }
 
 export function withDatabase(url: string, db: string): string {
