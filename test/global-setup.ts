@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from "node:fs";
+import { mkdtempSync, rmSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -6,7 +6,7 @@ import type { TestProject } from "vitest/node";
 import { ensureConsoleBuilt } from "../cli/console-build.js";
 import { canConnect, startEmbeddedPostgres, type Database } from "../cli/embedded-postgres.js";
 import { migrate, openOrm } from "../services/db/orm.js";
-import { describeProcess, killPids, processTable, type ProcEntry } from "./helpers/proc-table.js";
+import { leftoverProcesses } from "./helpers/leftover-processes.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -65,26 +65,6 @@ export default async function setup(project: TestProject) {
     if (tmp) rmSync(tmp, { recursive: true, force: true });
     if (leftovers) throw new Error(leftovers);
   };
-}
-
-/**
- * Every process the run's tests started (and their children) must be gone by now: each test file stops
- * its own, and test/setup/processes.ts kills what a file left. Anything still alive is killed here, and
- * the run fails with the list and the test files that started them.
- */
-function leftoverProcesses(runId: string, processDir: string): string | null {
-  const left = processTable().filter((p) => p.mark?.startsWith(`${runId}:`));
-  if (left.length === 0) return null;
-  killPids(left.map((p) => p.pid));
-  const starters = new Map<string, string>();
-  for (const name of readdirSync(processDir)) {
-    const spawn = JSON.parse(readFileSync(join(processDir, name), "utf8")) as { mark: string; label: string; file: string };
-    starters.set(spawn.mark, `${spawn.label}, started by ${spawn.file}`);
-  }
-  const line = (p: ProcEntry) => `  ${describeProcess(p)} [${starters.get(p.mark!) ?? "unrecorded spawn"}]`;
-  return `${left.length} process(es) started by the tests were still running at the end of the run (now killed):\n${left
-    .map(line)
-    .join("\n")}`;
 }
 
 export function withDatabase(url: string, db: string): string {
