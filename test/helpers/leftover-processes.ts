@@ -15,7 +15,11 @@ export function leftoverProcesses(runId: string, processDir: string): string | n
   killPids(left.map((p) => p.pid));
   const starters = new Map<string, string>();
   for (const name of readdirSync(processDir)) {
-    const spawn = JSON.parse(readFileSync(join(processDir, name), "utf8")) as { mark: string; label: string; file: string };
+    const spawn = JSON.parse(readFileSync(join(processDir, name), "utf8")) as {
+      mark: string;
+      label: string;
+      file: string;
+    };
     starters.set(spawn.mark, `${spawn.label}, started by ${spawn.file}`);
   }
   const line = (p: ProcEntry) => `  ${describeProcess(p)} [${starters.get(p.mark!) ?? "unrecorded spawn"}]`;

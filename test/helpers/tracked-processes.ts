@@ -44,7 +44,7 @@ interface Tracked {
 const tracked = new Map<string, Tracked>();
 let seq = 0;
 
-/** How long a sweep lets a file's processes finish on their own (a tsx esbuild service outlives its parent a little). */
+/** How long a sweep lets a file's processes end on their own (a tsx esbuild service outlives its parent a little). */
 const SWEEP_GRACE_MS = 5_000;
 
 function currentFile(): string {
@@ -53,7 +53,10 @@ function currentFile(): string {
 }
 
 /** Registers a new spawn; returns the environment to give it (`env` plus its mark). */
-export function trackedEnv(label: string, env: NodeJS.ProcessEnv = process.env): { env: NodeJS.ProcessEnv; mark: string } {
+export function trackedEnv(
+  label: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { env: NodeJS.ProcessEnv; mark: string } {
   const mark = `${inject("runId")}:${process.pid}:${++seq}`;
   const entry: Tracked = { mark, label, file: currentFile() };
   tracked.set(mark, entry);
@@ -95,7 +98,7 @@ function processesOf(entry: Tracked, table: ProcEntry[]): ProcEntry[] {
 }
 
 async function until(done: () => boolean, timeoutMs: number): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; ; ) {
+  for (const deadline = Date.now() + timeoutMs; ;) {
     if (done()) return true;
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 50));

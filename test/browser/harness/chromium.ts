@@ -32,7 +32,8 @@ const UNSUITED_FLAGS = new Set(["--single-process", "--disable-web-security", "-
  */
 export async function chooseChromium(env: NodeJS.ProcessEnv = process.env): Promise<ChosenChromium> {
   const wanted = env.CHROMIUM_PATH;
-  if (wanted && wanted !== "npm") return { executablePath: wanted, args: DEBIAN_ARGS, env: {}, source: "CHROMIUM_PATH" };
+  if (wanted && wanted !== "npm")
+    return { executablePath: wanted, args: DEBIAN_ARGS, env: {}, source: "CHROMIUM_PATH" };
   if (wanted !== "npm" && isExecutable(DEBIAN_CHROMIUM)) {
     return { executablePath: DEBIAN_CHROMIUM, args: DEBIAN_ARGS, env: {}, source: "Debian's chromium package" };
   }
