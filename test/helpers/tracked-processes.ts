@@ -52,12 +52,23 @@ function currentFile(): string {
   return path ? relative(process.cwd(), path) : "(outside a test file)";
 }
 
-/** Registers a new spawn; returns the environment to give it (`env` plus its mark). */
+/** The test run's id; null outside a vitest worker (a benchmark using these helpers), where nothing is tracked. */
+function testRunId(): string | null {
+  try {
+    return inject("runId");
+  } catch {
+    return null;
+  }
+}
+
+/** Registers a new spawn; returns the environment to give it (`env` plus its mark, inside a test run). */
 export function trackedEnv(
   label: string,
   env: NodeJS.ProcessEnv = process.env,
-): { env: NodeJS.ProcessEnv; mark: string } {
-  const mark = `${inject("runId")}:${process.pid}:${++seq}`;
+): { env: NodeJS.ProcessEnv; mark: string | null } {
+  const runId = testRunId();
+  if (runId === null) return { env, mark: null };
+  const mark = `${runId}:${process.pid}:${++seq}`;
   const entry: Tracked = { mark, label, file: currentFile() };
   tracked.set(mark, entry);
   record(entry);
@@ -79,6 +90,7 @@ export function spawnTracked(label: string, command: string, args: string[], opt
 export function spawnTracked(label: string, command: string, args: string[], options: SpawnOptions): ChildProcess {
   const { env, mark } = trackedEnv(label, options.env);
   const child = spawn(command, args, { ...options, env });
+  if (mark === null) return child;
   const entry = tracked.get(mark)!;
   entry.rootPid = child.pid;
   record(entry);
@@ -119,11 +131,15 @@ async function killMarked(entries: Tracked[]): Promise<ProcEntry[]> {
 /** Kills a spawned process and every process below it (SIGKILL), and waits until they are gone. */
 export async function killTree(child: ChildProcess): Promise<void> {
   const mark = markOfChild.get(child);
-  if (!mark) throw new Error("killTree: this process was not started with spawnTracked");
-  const entry = tracked.get(mark);
+  const entry = mark === undefined ? undefined : tracked.get(mark);
   if (entry) await killMarked([entry]);
+  else if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    // Untracked (outside a test run): by parent links, while the child is alive so its pid is still its own.
+    killPids(descendantsOf(processTable(), child.pid).map((p) => p.pid));
+  }
   // Without /proc (not Linux) at least the process itself goes.
   if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once("exit", r));
 }
 
 /**
