@@ -43,7 +43,9 @@ export async function startStackAndBrowser(options: ConsoleStackOptions): Promis
 
 /** A fresh context (no cookies) at desktop size, whose page errors and failed requests fail loudly in logs. */
 export async function newContext(browser: Browser, baseURL: string): Promise<BrowserContext> {
-  return browser.newContext({ baseURL, viewport: DESKTOP });
+  // A set locale: the npm Chromium takes its language from LANG, and C.UTF-8 makes navigator.language
+  // "en-US@posix", which Intl refuses (the console formats with it); and the same formats on every machine.
+  return browser.newContext({ baseURL, viewport: DESKTOP, locale: "en-US" });
 }
 
 /**
