@@ -3,6 +3,8 @@ import { configDefaults, defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     globalSetup: ["./test/global-setup.ts"],
+    // After each file: fails it if a process it started is still running (test/helpers/tracked-processes.ts).
+    setupFiles: ["./test/setup/processes.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

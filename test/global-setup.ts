@@ -6,12 +6,15 @@ import type { TestProject } from "vitest/node";
 import { ensureConsoleBuilt } from "../cli/console-build.js";
 import { canConnect, startEmbeddedPostgres, type Database } from "../cli/embedded-postgres.js";
 import { migrate, openOrm } from "../services/db/orm.js";
+import { leftoverProcesses } from "./helpers/leftover-processes.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     adminUrl: string;
     templateDb: string;
     runId: string;
+    /** Where test/helpers/tracked-processes.ts records each process a test starts (a file per spawn). */
+    processDir: string;
   }
 }
 
@@ -47,14 +50,20 @@ export default async function setup(project: TestProject) {
 
   project.provide("adminUrl", adminUrl);
   project.provide("templateDb", templateDb);
+  const processDir = mkdtempSync(join(tmpdir(), "coffer-test-processes-"));
   project.provide("runId", runId);
+  project.provide("processDir", processDir);
 
   return async () => {
+    // First, while the test databases still exist (dropping them would make a leftover core exit).
+    const leftovers = leftoverProcesses(runId, processDir);
+    rmSync(processDir, { recursive: true, force: true });
     const { rows } = await admin.query("select datname from pg_database where datname like $1", [`coffer_%${runId}%`]);
     for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`);
     await admin.end();
     if (embedded) await embedded.stop();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
+    if (leftovers) throw new Error(leftovers);
   };
 }
 

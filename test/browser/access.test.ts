@@ -2,9 +2,9 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { launchBrowser, openPage, screenshots } from "./harness/browser.js";
+import { startStackAndBrowser, openPage, screenshots } from "./harness/browser.js";
 import { createLogin, signIn, type Login } from "./harness/session.js";
-import { ConsoleStack } from "./harness/stack.js";
+import type { ConsoleStack } from "./harness/stack.js";
 
 // A browser and three real processes: more time than a unit test.
 vi.setConfig({ testTimeout: 90_000 });
@@ -16,7 +16,7 @@ let admin: Login;
 let key: string;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([ConsoleStack.start({ plaid: false }), launchBrowser()]);
+  [stack, browser] = await startStackAndBrowser({ plaid: false });
   [admin, key] = await Promise.all([createLogin(stack, "admin"), stack.createKey("full_access", "checker")]);
 }, 120_000);
 

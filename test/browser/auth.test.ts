@@ -1,8 +1,8 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshots } from "./harness/browser.js";
+import { startStackAndBrowser, openPage, screenshots } from "./harness/browser.js";
 import { createLogin, setupUrlFor, signIn } from "./harness/session.js";
-import { ConsoleStack } from "./harness/stack.js";
+import type { ConsoleStack } from "./harness/stack.js";
 
 /** Types the password on /login and sends the form; resolves the status of POST /auth/login. */
 async function submitLogin(page: Page, password: string): Promise<number> {
@@ -19,7 +19,7 @@ let stack: ConsoleStack;
 let browser: Browser;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([ConsoleStack.start({ plaid: false }), launchBrowser()]);
+  [stack, browser] = await startStackAndBrowser({ plaid: false });
 }, 120_000);
 
 afterAll(async () => {

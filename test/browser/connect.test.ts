@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 // A browser, three processes and real syncs: more time than a unit test.
 vi.setConfig({ testTimeout: 90_000 });
-import { launchBrowser, openPage, screenshots } from "./harness/browser.js";
+import { startStackAndBrowser, openPage, screenshots } from "./harness/browser.js";
 import { createLogin, signIn, type Login } from "./harness/session.js";
-import { ConsoleStack } from "./harness/stack.js";
+import type { ConsoleStack } from "./harness/stack.js";
 
 /**
  * Connecting banks through the console: Plaid Link and Teller Connect (the fake widgets, handing over
@@ -18,7 +18,7 @@ let admin: Login;
 let key: string;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([ConsoleStack.start({ plaid: true, teller: true }), launchBrowser()]);
+  [stack, browser] = await startStackAndBrowser({ plaid: true, teller: true });
   [admin, key] = await Promise.all([createLogin(stack, "admin"), stack.createKey("full_access")]);
 }, 120_000);
 

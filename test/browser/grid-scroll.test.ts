@@ -1,9 +1,9 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoDay, formatCents } from "../../cli/demo.js";
-import { launchBrowser, openPage } from "./harness/browser.js";
+import { startStackAndBrowser, openPage } from "./harness/browser.js";
 import { createLogin, signIn, type Login } from "./harness/session.js";
-import { ConsoleStack } from "./harness/stack.js";
+import type { ConsoleStack } from "./harness/stack.js";
 
 /**
  * The transaction grid over 10,000 rows of the demo household: a cold load shows the first rows
@@ -45,7 +45,7 @@ function historyCsv(rows: number): string {
 }
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([ConsoleStack.start({ plaid: false }), launchBrowser()]);
+  [stack, browser] = await startStackAndBrowser({ plaid: false });
   await stack.loadDemo();
   key = await stack.createKey("full_access", "grid test");
   admin = await createLogin(stack, "admin");

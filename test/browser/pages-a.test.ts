@@ -1,8 +1,8 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshots } from "./harness/browser.js";
+import { startStackAndBrowser, openPage, screenshots } from "./harness/browser.js";
 import { createLogin, signIn, type Login } from "./harness/session.js";
-import { ConsoleStack } from "./harness/stack.js";
+import type { ConsoleStack } from "./harness/stack.js";
 
 /**
  * The console's pages A in a real Chromium against the three real processes on the demo household:
@@ -25,7 +25,7 @@ interface Tx {
 }
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([ConsoleStack.start({ plaid: false }), launchBrowser()]);
+  [stack, browser] = await startStackAndBrowser({ plaid: false });
   await stack.loadDemo();
   key = await stack.createKey("full_access", "pages-a test");
   admin = await createLogin(stack, "admin");

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { coreClients, coreTransport } from "../../gateways/shared/core-client.js";
@@ -10,6 +10,7 @@ import { createTestDatabase } from "../helpers/db.js";
 import { newUser } from "../helpers/ledger.js";
 import { cofferEnv, freePort, REPO_ROOT } from "../helpers/processes.js";
 import { OPERATOR, TEST_ENCRYPTION_KEY } from "../helpers/sync.js";
+import { killTree, spawnTracked } from "../helpers/tracked-processes.js";
 import { waitFor } from "../helpers/wait.js";
 import { PagedProvider } from "./fixtures/paged-provider.js";
 
@@ -26,7 +27,7 @@ let key: string;
 const children: ChildProcess[] = [];
 
 function startCore(port: number, block: boolean): { child: ChildProcess; stdout: string[] } {
-  const child = spawn(process.execPath, ["--import", "tsx", CORE], {
+  const child = spawnTracked("core with a paged provider", process.execPath, ["--import", "tsx", CORE], {
     cwd: REPO_ROOT,
     env: cofferEnv({
       DATABASE_URL: url,
@@ -52,7 +53,7 @@ beforeAll(async () => {
   key = (await insertApiKey(orm.em.fork(), { name: "crash test", scope: "full_access" })).plaintext;
 });
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  await Promise.all(children.map(killTree));
   if (orm) await closeOrm(orm);
 });
 

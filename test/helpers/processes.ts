@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { killTree, spawnTracked } from "./tracked-processes.js";
 
 export const COFFER_BIN = fileURLToPath(new URL("../../bin/coffer.js", import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -37,7 +38,7 @@ export interface CofferProcess {
 
 /** Starts `node bin/coffer.js <args>` and collects its output line by line. */
 export function spawnCoffer(name: string, args: string[], env: NodeJS.ProcessEnv): CofferProcess {
-  const child = spawn(process.execPath, [COFFER_BIN, ...args], {
+  const child = spawnTracked(`coffer ${args.join(" ")}`, process.execPath, [COFFER_BIN, ...args], {
     env,
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
@@ -65,7 +66,7 @@ export async function runCoffer(
   args: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [COFFER_BIN, ...args], {
+  const child = spawnTracked(`coffer ${args.join(" ")}`, process.execPath, [COFFER_BIN, ...args], {
     env,
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
@@ -98,14 +99,10 @@ export async function waitForOk(url: string, timeoutMs: number, watch: CofferPro
   }
 }
 
-/** SIGKILL whatever is still running (afterAll safety net). */
+/**
+ * SIGKILL whatever is still running, children included (afterAll safety net): a `coffer start` killed
+ * alone would leave its core, REST and MCP processes to init.
+ */
 export async function killAll(procs: CofferProcess[]): Promise<void> {
-  await Promise.all(
-    procs.map(async (p) => {
-      if (p.child.exitCode === null && p.child.signalCode === null) {
-        p.child.kill("SIGKILL");
-        await p.exited;
-      }
-    }),
-  );
+  await Promise.all(procs.map((p) => killTree(p.child)));
 }

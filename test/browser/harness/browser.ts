@@ -2,26 +2,50 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { REPO_ROOT } from "../../helpers/processes.js";
+import { trackedEnv } from "../../helpers/tracked-processes.js";
+import { chooseChromium } from "./chromium.js";
+import { ConsoleStack, type ConsoleStackOptions } from "./stack.js";
 
-/** Debian's Chromium (.ci/run installs it with apt-get when missing); CHROMIUM_PATH overrides it. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const RESULTS = join(REPO_ROOT, "test-results");
 
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
-/** One headless Chromium for a test file; each test opens its own context (cookies are per context). */
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
+/**
+ * One headless Chromium for a test file (chromium.ts says which); each test opens its own context (cookies
+ * are per context). Its environment carries the test-process mark, so a Chromium left running is found.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  const chosen = await chooseChromium();
+  const browser = await chromium.launch({
+    executablePath: chosen.executablePath,
     headless: true,
-    args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+    args: chosen.args,
+    env: trackedEnv("chromium", { ...process.env, ...chosen.env }).env,
   });
+  console.log(`browser: Chromium ${browser.version()}, ${chosen.source} (${chosen.executablePath})`);
+  return browser;
+}
+
+/**
+ * The file's stack and browser, started side by side. When either fails the other is stopped before the
+ * error is thrown: the caller's afterAll never sees a stack it could stop.
+ */
+export async function startStackAndBrowser(options: ConsoleStackOptions): Promise<[ConsoleStack, Browser]> {
+  const [stack, browser] = await Promise.allSettled([ConsoleStack.start(options), launchBrowser()]);
+  if (stack.status === "fulfilled" && browser.status === "fulfilled") return [stack.value, browser.value];
+  await Promise.all([
+    stack.status === "fulfilled" ? stack.value.stop() : null,
+    browser.status === "fulfilled" ? browser.value.close() : null,
+  ]);
+  throw stack.status === "rejected" ? stack.reason : (browser as PromiseRejectedResult).reason;
 }
 
 /** A fresh context (no cookies) at desktop size, whose page errors and failed requests fail loudly in logs. */
 export async function newContext(browser: Browser, baseURL: string): Promise<BrowserContext> {
-  return browser.newContext({ baseURL, viewport: DESKTOP });
+  // A set locale: the npm Chromium takes its language from LANG, and C.UTF-8 makes navigator.language
+  // "en-US@posix", which Intl refuses (the console formats with it); and the same formats on every machine.
+  return browser.newContext({ baseURL, viewport: DESKTOP, locale: "en-US" });
 }
 
 /**

@@ -1,20 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess } from "node:child_process";
 import { createTestDatabase } from "../../helpers/db.js";
 import { COFFER_BIN, REPO_ROOT, cofferEnv, freePort, runCoffer, waitForOk } from "../../helpers/processes.js";
+import { killTree, spawnTracked } from "../../helpers/tracked-processes.js";
 import { FakePlaid } from "../../fakes/plaid/server.js";
 import { FakeSimplefin } from "../../fakes/simplefin/server.js";
 import { makeTestPki, type TestPki } from "../../fakes/teller/pki.js";
 import { FakeTeller } from "../../fakes/teller/server.js";
 import { WidgetServer } from "./widgets.js";
-
-/** SIGKILL to a process that may be gone already. */
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {
-    // it exited
-  }
-}
 
 export const TELLER_APPLICATION_ID = "app_browsertest0001";
 
@@ -111,7 +103,7 @@ export class ConsoleStack {
       ...options.env,
     });
     // In our process group: a Ctrl-C in the terminal reaches the supervisor too, which stops its children.
-    const child = spawn(process.execPath, [COFFER_BIN, "start"], {
+    const child = spawnTracked("coffer start (browser stack)", process.execPath, [COFFER_BIN, "start"], {
       env: this.env,
       cwd: REPO_ROOT,
       stdio: ["ignore", "pipe", "pipe"],
@@ -177,17 +169,14 @@ export class ConsoleStack {
   async stop(): Promise<void> {
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
-      // SIGTERM lets the supervisor stop its children; after 20 s it and the children it named are killed.
+      // SIGTERM lets the supervisor stop its children; after 20 s it and everything below it are killed.
       child.kill("SIGTERM");
-      const timer = setTimeout(() => {
-        for (const line of this.lines) {
-          const pid = /^coffer \w+ started \(pid (\d+)\)/.exec(line)?.[1];
-          if (pid) killQuietly(Number(pid));
-        }
-        child.kill("SIGKILL");
-      }, 20_000);
+      const stopped = await Promise.race([
+        this.exited.then(() => true),
+        new Promise<false>((r) => setTimeout(() => r(false), 20_000)),
+      ]);
+      if (!stopped) await killTree(child);
       await this.exited;
-      clearTimeout(timer);
     }
     await Promise.all([this.widgets?.stop(), this.plaid?.stop(), this.teller?.stop(), this.simplefin.stop()]);
     this.pki?.remove();
