@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { readEnv, type CofferEnv } from "../../common/env.js";
 import { VERSION } from "../../common/version.js";
 import { coreClients, coreTransport, type CoreClients } from "./core-client.js";
+import { awaitWrites } from "./write-deadline.js";
 import type { HostGuardConfig } from "./host-guard.js";
 
 export interface GatewayOptions {
@@ -23,7 +24,9 @@ export async function runGateway(
   build: (opts: GatewayOptions) => Promise<FastifyInstance>,
 ): Promise<FastifyInstance> {
   const e = readEnv(env);
-  const core = coreClients(coreTransport(e.coreUrl, e.coreTimeoutMs));
+  const core = coreClients(
+    awaitWrites(coreTransport(e.coreUrl, e.coreTimeoutMs), e.coreTimeoutMs, e.coreWriteTimeoutMs),
+  );
   const guard: HostGuardConfig = {
     listenHost: e.host,
     publicUrl: e.publicUrl,
