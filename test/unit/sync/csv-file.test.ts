@@ -205,6 +205,17 @@ describe("readCsv", () => {
     );
   });
 
+  it("says why the ledger would refuse a row (a year out of range, an id too long) with the row's line", () => {
+    const p = readCsv(`Date,Amount,ID\n01/02/1850,1,a\n2026-01-01,1,${"x".repeat(291)}\n2026-01-02,1,b\n`, {
+      dateFormat: "YYYY-MM-DD",
+    });
+    expect(p.rows.map((r) => r.line)).toEqual([4]);
+    expect(p.errors.map((e) => e.line)).toEqual([2, 3]);
+    const years = readCsv("Date,Amount\n1850-01-02,1\n2026-01-02,1\n").errors;
+    expect(years).toEqual([{ line: 2, reason: '"1850-01-02" is outside the years 1900 to 2999' }]);
+    expect(p.errors[1].reason).toMatch(/^the id "x+\.\.\." is longer than 290 characters$/);
+  });
+
   it("reads only a sample when asked (what an enrollment settles the options on)", () => {
     const p = readCsv(`Date,Amount\n${"2026-01-01,1\n".repeat(50)}`, { sampleRecords: 10 });
     expect(p.rows.length).toBe(10);

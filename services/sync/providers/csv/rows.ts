@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { parse, type CsvError } from "csv-parse/sync";
+import { DATE_MAX_YEAR, DATE_MIN_YEAR, isCalendarDate } from "../../../../common/validation.js";
 import { ProviderError } from "../provider.js";
 import { detectDelimiter, type Delimiter } from "./dialect.js";
 import { inferMapping, resolveMapping, type ColumnIndexes, type ColumnMapping } from "./mapping.js";
@@ -67,6 +68,9 @@ export interface ParsedCsv {
   rows: CsvRow[];
   errors: CsvRowError[];
 }
+
+/** The longest bank id kept (the sync stores at most 300 characters of an id, and "id:" goes in front). */
+const MAX_BANK_ID = 290;
 
 const invalid = (code: string, message: string) => new ProviderError("invalid_input", code, message);
 
@@ -154,7 +158,9 @@ function duplicateHeaders(headers: string[]): string[] {
     const k = h.trim().toLowerCase().replace(/\s+/g, " ");
     if (k) seen.set(k, (seen.get(k) ?? 0) + 1);
   }
-  return headers.filter((h, i) => seen.get(h.trim().toLowerCase().replace(/\s+/g, " "))! > 1 && headers.indexOf(h) === i);
+  return headers.filter(
+    (h, i) => seen.get(h.trim().toLowerCase().replace(/\s+/g, " "))! > 1 && headers.indexOf(h) === i,
+  );
 }
 
 /** The mapping, date format, decimal separator and sign handling a file is read with: as given, else as inferred. */
@@ -281,6 +287,19 @@ export function readCsv(text: string, opts: CsvReadOptions = {}): ParsedCsv {
       errors.push({ line: r.line, reason: `"${clip(rawDate)}" is not a date written ${dateFormat}` });
       continue;
     }
+    // The ledger's own limits, said here with the cell rather than by the sync with an id the person never saw.
+    if (!isCalendarDate(date)) {
+      errors.push({
+        line: r.line,
+        reason: `"${clip(rawDate)}" is outside the years ${DATE_MIN_YEAR} to ${DATE_MAX_YEAR}`,
+      });
+      continue;
+    }
+    const bankId = cell(r, indexes.id);
+    if (bankId.length > MAX_BANK_ID) {
+      errors.push({ line: r.line, reason: `the id "${clip(bankId)}" is longer than ${MAX_BANK_ID} characters` });
+      continue;
+    }
     const amount = rowAmount(r, indexes, decimalSeparator, opts.positiveIsDebit === true, cell);
     if ("error" in amount) {
       errors.push({ line: r.line, reason: amount.error });
@@ -294,7 +313,7 @@ export function readCsv(text: string, opts: CsvReadOptions = {}): ParsedCsv {
       description,
       merchant: cell(r, indexes.merchant) || null,
       category: cell(r, indexes.category) || null,
-      key: cell(r, indexes.id),
+      key: bankId,
     });
   }
   errors.sort((a, b) => a.line - b.line);

@@ -45,7 +45,10 @@ export function decodeBytes(bytes: Buffer): string {
       return checkText(new TextDecoder(utf16, { fatal: true }).decode(bytes));
     } catch (e) {
       if (e instanceof ProviderError) throw e;
-      throw invalid("CSV_ENCODING", `The file starts like ${utf16.toUpperCase()} text but is not valid ${utf16.toUpperCase()}`);
+      throw invalid(
+        "CSV_ENCODING",
+        `The file starts like ${utf16.toUpperCase()} text but is not valid ${utf16.toUpperCase()}`,
+      );
     }
   }
   if (bytes.includes(0)) throw binary();
