@@ -198,6 +198,9 @@ describe("readCsv", () => {
           "(DD/MM/YYYY): set date_format",
       },
     ]);
+    // A date order that is itself a guess says nothing about the decimal separator.
+    const both = readCsv("Date,Amount\n03/04/2026,-1.500\n").ambiguities.map((a) => a.field);
+    expect(both).toEqual(["date_format", "decimal_separator"]);
     const told = readCsv(slash, { dateFormat: "DD/MM/YYYY" });
     expect([told.ambiguities, told.rows.map((r) => r.date)]).toEqual([[], ["2026-04-03", "2026-06-05"]]);
     expect(() => readCsv(text, { decimalSeparator: "'" })).toThrow(

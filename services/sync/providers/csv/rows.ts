@@ -217,7 +217,9 @@ function settle(headers: string[], body: RawRecord[], delimiter: Delimiter, opts
     }
     decimalSeparator = opts.decimalSeparator as DecimalSeparator;
   } else {
-    const inferred = inferDecimalSeparator(amountCells, localeHint(delimiter, dateFormat));
+    // A date order that is itself a guess hints at nothing.
+    const hint = localeHint(delimiter, ambiguities.length ? "YYYY-MM-DD" : dateFormat);
+    const inferred = inferDecimalSeparator(amountCells, hint);
     decimalSeparator = inferred ?? ".";
     if (inferred === null) {
       const example = ambiguousAmount(amountCells)!.trim();
