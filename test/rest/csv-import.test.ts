@@ -278,6 +278,24 @@ describe("CSV files that used to be misread", () => {
     );
   });
 
+  it("answers at once, and a file unreadable past the part the answer reads ends its import with the reason", async () => {
+    const csv = `Date,Amount,Description\n${"2026-01-05,-1.00,a\n".repeat(6000)}2026-01-06,-2.00,"never closed\n`;
+    const res = await connect("Broken late", { csv });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ status: "active", last_synced_at: null });
+    const { log } = await importOf(res.json());
+    expect(log).toMatchObject({
+      status: "error",
+      error_message: expect.stringMatching(/^Line 6002 opens a quoted field that is never closed/),
+    });
+    const after = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/connections/${res.json().id}`,
+      headers: key(s.readKey),
+    });
+    expect(after.json()).toMatchObject({ status: "error", error_message: expect.stringMatching(/^Line 6002/) });
+  });
+
   it("reports a skipped row by its line and the real reason, not an internal id", async () => {
     const csv = "Date,Amount,Description\n2026-01-05,-1.00,a\n1850-01-06,-2.00,b\n";
     const res = await connect("Old dates", { csv });
