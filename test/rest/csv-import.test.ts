@@ -180,7 +180,8 @@ describe("CSV files that used to be misread", () => {
 
   it("imports every row of a file with CRLF, LF and CR line endings mixed (4 of 4)", async () => {
     const csv =
-      "Date,Amount,Description\r\n2026-01-05,-1.00,crlf\n2026-01-06,-2.00,lf\r2026-01-07,-3.00,cr\r\n2026-01-08,-4.00,last";
+      "Date,Amount,Description\r\n2026-01-05,-1.00,crlf\n2026-01-06,-2.00,lf\r" +
+      "2026-01-07,-3.00,cr\r\n2026-01-08,-4.00,last";
     const p = await preview({ csv });
     expect(p.json()).toMatchObject({ row_count: 4, error_count: 0 });
     const res = await connect("Mixed endings", { csv });
@@ -278,7 +279,7 @@ describe("CSV files that used to be misread", () => {
     );
   });
 
-  it("answers at once, and a file unreadable past the part the answer reads ends its import with the reason", async () => {
+  it("answers at once; a file unreadable past the part the answer reads ends its import with the reason", async () => {
     const csv = `Date,Amount,Description\n${"2026-01-05,-1.00,a\n".repeat(6000)}2026-01-06,-2.00,"never closed\n`;
     const res = await connect("Broken late", { csv });
     expect(res.statusCode).toBe(201);

@@ -138,7 +138,9 @@ describe("readCsv", () => {
   });
 
   it("reads any mix of CRLF, LF and CR line endings, numbering lines as a text editor does", () => {
-    const text = "Date,Amount,Description\r\n2026-01-05,-1.00,crlf\n2026-01-06,-2.00,lf\r2026-01-07,-3.00,cr\r\n2026-01-08,x,last";
+    const text =
+      "Date,Amount,Description\r\n2026-01-05,-1.00,crlf\n2026-01-06,-2.00,lf\r" +
+      "2026-01-07,-3.00,cr\r\n2026-01-08,x,last";
     const p = readCsv(text);
     expect(p.rows.map((r) => [r.line, r.description])).toEqual([
       [2, "crlf"],

@@ -279,7 +279,9 @@ export function readCsv(text: string, opts: CsvReadOptions = {}): ParsedCsv {
       while (r.cells[used - 1].trim() === "") used--;
       errors.push({
         line: r.line,
-        reason: `the line has ${used} fields but the header has ${headers.length} (an unquoted "${delimiter === "\t" ? "tab" : delimiter}" inside a field?)`,
+        reason:
+          `the line has ${used} fields but the header has ${headers.length} ` +
+          `(an unquoted "${delimiter === "\t" ? "tab" : delimiter}" inside a field?)`,
       });
       continue;
     }
