@@ -148,6 +148,13 @@ describe("readCsv", () => {
       [4, "cr"],
     ]);
     expect(p.errors).toEqual([{ line: 5, reason: '"x" is not an amount' }]);
+    // One kind throughout (CR alone, or CRLF with a line break inside quotes) reads the same way.
+    expect(readCsv("Date,Amount\r2026-01-05,1\r2026-01-06,2").rows.map((r) => r.line)).toEqual([2, 3]);
+    const quoted = readCsv('Date,Amount,Description\r\n2026-01-05,1,"a\nb"\r\n2026-01-06,2,c\r\n');
+    expect(quoted.rows.map((r) => [r.line, r.description])).toEqual([
+      [2, "a b"],
+      [4, "c"],
+    ]);
   });
 
   it("reports a line with more fields than the header; a trailing empty field is no data lost", () => {
