@@ -22,6 +22,8 @@ export interface ImportCsvOptions {
   user?: string;
   currency?: string;
   dateFormat?: string;
+  /** "." or ","; inferred when left out. */
+  decimalSeparator?: string;
   positiveIsDebit?: boolean;
   /** "date=Booking date,amount=Amount,description=Text" */
   mapping?: string;
@@ -95,9 +97,24 @@ export async function importCsv(opts: ImportCsvOptions, env: NodeJS.ProcessEnv =
     const columnMapping = opts.mapping ? parseMappingFlag(opts.mapping) : undefined;
     let parsed;
     try {
-      parsed = readCsv(text, { columnMapping, dateFormat: opts.dateFormat, positiveIsDebit: opts.positiveIsDebit });
+      parsed = readCsv(text, {
+        columnMapping,
+        dateFormat: opts.dateFormat,
+        decimalSeparator: opts.decimalSeparator,
+        positiveIsDebit: opts.positiveIsDebit,
+      });
     } catch (err) {
       return providerFailure("csv", err);
+    }
+    if (parsed.ambiguities.length) {
+      // The same question the API asks, put in terms of this command's flags.
+      const flag = (field: string) => `--${field.replace(/_/g, "-")}`;
+      throw new CofferError(
+        "VALIDATION_ERROR",
+        parsed.ambiguities
+          .map((a) => `${a.message.replace(/set (\w+)$/, (_, f: string) => `pass ${flag(f)}`)}`)
+          .join("\n"),
+      );
     }
     const registry = providersFromEnv(e);
     const cipher = new CredentialCipher(key);
@@ -118,6 +135,7 @@ export async function importCsv(opts: ImportCsvOptions, env: NodeJS.ProcessEnv =
           csv: text,
           column_mapping: parsed.mapping,
           date_format: parsed.dateFormat,
+          decimal_separator: parsed.decimalSeparator,
           positive_is_debit: opts.positiveIsDebit === true,
           account_name: opts.account,
           iso_currency_code: currency,

@@ -41,7 +41,7 @@ Commands:
   demo                        load a demo household (2 people, 4 accounts, ~2,000 transactions
                               in USD and EUR); safe to rerun
   import csv FILE --account NAME [--currency CODE] [--user ID] [--date-format F]
-             [--positive-is-debit] [--mapping date=Date,amount=Amount,...]
+             [--decimal-separator .|,] [--positive-is-debit] [--mapping date=Date,amount=Amount,...]
                               import a bank's CSV export into an account (created on first import)
                               straight on the database; importing the same rows again adds nothing
   encryption-key rotate       re-seal every stored provider credential under a new key in one transaction
@@ -112,6 +112,7 @@ async function importCommand(args: string[]) {
       user: { type: "string" },
       currency: { type: "string" },
       "date-format": { type: "string" },
+      "decimal-separator": { type: "string" },
       "positive-is-debit": { type: "boolean" },
       mapping: { type: "string" },
     },
@@ -126,6 +127,7 @@ async function importCommand(args: string[]) {
     user: values.user,
     currency: values.currency,
     dateFormat: values["date-format"],
+    decimalSeparator: values["decimal-separator"],
     positiveIsDebit: values["positive-is-debit"],
     mapping: values.mapping,
   });

@@ -29,6 +29,8 @@ export interface CofferEnv {
   deviceCodeTtlSeconds: number;
   /** The deadline of a gateway's call to the core, unless a route or tool sets its own. */
   coreTimeoutMs: number;
+  /** The deadline of a gateway's write to the core (a write is awaited: see gateways/shared/write-deadline.ts). */
+  coreWriteTimeoutMs: number;
   /** `coffer start`: the first delay before restarting a child that died; it doubles per crash, up to 30 s. */
   restartBackoffMs: number;
   /** How long one database statement of the core may run (ms); 0 means no limit. */
@@ -294,6 +296,7 @@ export const DEFAULTS = {
   logLevel: "info",
   deviceCodeTtlSeconds: 600,
   coreTimeoutMs: 10_000,
+  coreWriteTimeoutMs: 300_000,
   restartBackoffMs: 500,
   statementTimeoutMs: 15_000,
   syncIntervalSeconds: 12 * 3600,
@@ -328,6 +331,7 @@ export function readEnv(env: Env = process.env): CofferEnv {
       7 * 24 * 3600,
     ),
     coreTimeoutMs: integer(env, "COFFER_CORE_TIMEOUT_MS", DEFAULTS.coreTimeoutMs, 1, 3_600_000),
+    coreWriteTimeoutMs: integer(env, "COFFER_CORE_WRITE_TIMEOUT_MS", DEFAULTS.coreWriteTimeoutMs, 1, 3_600_000),
     restartBackoffMs: integer(env, "COFFER_RESTART_BACKOFF_MS", DEFAULTS.restartBackoffMs, 1, 30_000),
     statementTimeoutMs: integer(env, "COFFER_STATEMENT_TIMEOUT_MS", DEFAULTS.statementTimeoutMs, 0, 3_600_000),
     rulePreviewTimeoutMs: integer(

@@ -3,13 +3,16 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { readEnv } from "../../common/env.js";
 import { loggerOptions } from "../../common/logging.js";
 import { callOptions, coreClients, coreTransport } from "../shared/core-client.js";
+import { awaitWrites } from "../shared/write-deadline.js";
 import { mapError } from "../shared/error-map.js";
 import { createMcpServer } from "./server.js";
 
 /** `coffer mcp --stdio`: one MCP server on stdin/stdout, key from COFFER_API_KEY. Logs go to stderr only. */
 export async function runMcpStdio(env: NodeJS.ProcessEnv = process.env) {
   const e = readEnv(env);
-  const core = coreClients(coreTransport(e.coreUrl, e.coreTimeoutMs));
+  const core = coreClients(
+    awaitWrites(coreTransport(e.coreUrl, e.coreTimeoutMs), e.coreTimeoutMs, e.coreWriteTimeoutMs),
+  );
   const requestId = `stdio-${process.pid}`;
   const opts = callOptions(e.apiKey, requestId);
   try {

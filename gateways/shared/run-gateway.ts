@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { readEnv, type CofferEnv, type TrustProxy } from "../../common/env.js";
 import { VERSION } from "../../common/version.js";
 import { coreClients, coreTransport, type CoreClients } from "./core-client.js";
+import { awaitWrites } from "./write-deadline.js";
 import type { HostGuardConfig } from "./host-guard.js";
 
 export interface GatewayOptions {
@@ -27,8 +28,12 @@ export async function runGateway(
   // The app's logger, once there is an app (the client to the core is made first).
   const logTo: { log?: FastifyBaseLogger } = {};
   const core = coreClients(
-    coreTransport(e.coreUrl, e.coreTimeoutMs, (reason) =>
-      logTo.log?.warn({ reason }, "replaced the HTTP/2 session to the core"),
+    awaitWrites(
+      coreTransport(e.coreUrl, e.coreTimeoutMs, (reason) =>
+        logTo.log?.warn({ reason }, "replaced the HTTP/2 session to the core"),
+      ),
+      e.coreTimeoutMs,
+      e.coreWriteTimeoutMs,
     ),
   );
   const guard: HostGuardConfig = {

@@ -129,7 +129,7 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
   for (const t of [...page.added, ...page.modified]) {
     const r = normalise(ctx, t);
     if ("reason" in r) {
-      skipped.push({ row: `${t.providerAccountId}/${t.providerTransactionId}`, reason: r.reason });
+      skipped.push({ row: t.sourceRef ?? `${t.providerAccountId}/${t.providerTransactionId}`, reason: r.reason });
       continue;
     }
     // A row listed twice (added, then modified) is stored as its last version.

@@ -155,6 +155,7 @@ export function syncRoutes(router: ConnectRouter, sync: SyncRuntime, cursorKeys:
           csv: req.csv,
           columnMapping: req.columnMapping,
           dateFormat: req.dateFormat,
+          decimalSeparator: req.decimalSeparator,
           positiveIsDebit: req.positiveIsDebit,
         });
       } catch (e) {
@@ -165,6 +166,8 @@ export function syncRoutes(router: ConnectRouter, sync: SyncRuntime, cursorKeys:
         headers: p.headers,
         inferredMapping: { ...p.inferredMapping },
         dateFormat: p.dateFormat,
+        decimalSeparator: p.decimalSeparator,
+        ambiguities: p.ambiguities,
         sampleRows: p.sampleRows.map((r) => ({
           line: r.line,
           date: r.date,

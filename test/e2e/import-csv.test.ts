@@ -57,6 +57,30 @@ describe("coffer import csv", () => {
     expect(rows[0].n).toBe(3);
   });
 
+  it("asks for --date-format and --decimal-separator when the file reads two ways, and imports once told", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "coffer-import-"));
+    const ambiguous = join(dir, "ambiguous.csv");
+    // UTF-16 LE with BOM (Excel's "Unicode text"), tab-separated, CR line endings.
+    writeFileSync(ambiguous, Buffer.from("\uFEFFDate\tAmount\tDescription\r03/04/2026\t-1.500\tRent\r", "utf16le"));
+    const asked = await runCoffer(["import", "csv", ambiguous, "--account", "Savings", "--currency", "EUR"], env);
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toMatch(/"03\/04\/2026" could be 2026-03-04 .* pass --date-format/);
+    expect(asked.stderr).toMatch(/"-1\.500" could be -1\.50 .* pass --decimal-separator/);
+    const told = await runCoffer(
+      [
+        ...["import", "csv", ambiguous, "--account", "Savings", "--currency", "EUR"],
+        ...["--date-format", "DD/MM/YYYY", "--decimal-separator", ","],
+      ],
+      env,
+    );
+    expect(told.code).toBe(0);
+    const rows = await query<{ date: string; amount: string }>(
+      orm.em.fork(),
+      `select to_char(date, 'YYYY-MM-DD') as date, amount::text from transactions where provider_name = 'Rent'`,
+    );
+    expect(rows).toEqual([{ date: "2026-04-03", amount: "1500.00" }]);
+  });
+
   it.each([
     [
       ["import", "csv", "/no/such/file.csv", "--account", "A", "--currency", "USD"],

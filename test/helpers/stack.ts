@@ -2,6 +2,8 @@ import type { AddressInfo } from "node:net";
 import { buildMcpApp } from "../../gateways/mcp/http.js";
 import { buildRestApp } from "../../gateways/rest/app.js";
 import { coreClients, coreTransport, type CoreClients } from "../../gateways/shared/core-client.js";
+import { awaitWrites } from "../../gateways/shared/write-deadline.js";
+import { DEFAULTS } from "../../common/env.js";
 import { insertApiKey } from "../../services/auth/api-keys.js";
 import { VERSION } from "../../common/version.js";
 import { coreConfigFromEnv, type CoreConfig } from "../../services/config.js";
@@ -53,7 +55,7 @@ export async function startStack(
   });
   await coreApp.listen({ port: 0, host: "127.0.0.1" });
   const coreUrl = `http://127.0.0.1:${(coreApp.server.address() as AddressInfo).port}`;
-  const core = coreClients(coreTransport(coreUrl));
+  const core = coreClients(awaitWrites(coreTransport(coreUrl), DEFAULTS.coreTimeoutMs, DEFAULTS.coreWriteTimeoutMs));
   // Every answer the REST tests see is also checked against the OpenAPI document.
   const rest = await buildRestApp({ core, version: VERSION, logger: false, checkResponses: true });
   const mcp = await buildMcpApp({ core, version: VERSION, logger: false });

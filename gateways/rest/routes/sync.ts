@@ -129,6 +129,7 @@ export const syncRoutes: RestRoute[] = [
       csv: z.string(),
       column_mapping: z.record(z.string(), z.unknown()).nullable().optional(),
       date_format: z.string().nullable().optional(),
+      decimal_separator: z.string().nullable().optional(),
       positive_is_debit: z.boolean().nullable().optional(),
     },
     async handler({ core, opts, body }) {
@@ -137,6 +138,7 @@ export const syncRoutes: RestRoute[] = [
           csv: body.csv,
           columnMapping: (body.column_mapping ?? undefined) as JsonObject | undefined,
           dateFormat: body.date_format ?? undefined,
+          decimalSeparator: body.decimal_separator ?? undefined,
           positiveIsDebit: body.positive_is_debit ?? undefined,
         },
         opts,

@@ -76,6 +76,8 @@ export interface ProviderAccount {
 export interface ProviderTransaction {
   providerAccountId: string;
   providerTransactionId: string;
+  /** Where the person finds the row in what they gave (a CSV's "line 12"); skip reports name it instead of the id. */
+  sourceRef?: string;
   amount: string;
   isoCurrencyCode: string;
   date: string;

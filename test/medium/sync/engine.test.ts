@@ -167,16 +167,23 @@ describe("a first sync", () => {
   it("reports rows it cannot take in the sync log and stores the others", async () => {
     const { id, provider } = await fresh();
     provider.push({
-      added: [tx("ok"), tx("bad-amount", { amount: "1.234" }), tx("ghost", { providerAccountId: "nope" })],
+      added: [
+        tx("ok"),
+        tx("bad-amount", { amount: "1.234" }),
+        tx("ghost", { providerAccountId: "nope" }),
+        // A row the person can find in what they gave (a CSV line) is reported by that, not by its id.
+        tx("fp:x9", { amount: "x", sourceRef: "line 12" }),
+      ],
       skipped: [{ row: "item 7", reason: "the provider could not read it" }],
     });
-    expect(await w.engine.run(id, { trigger: "manual" })).toMatchObject({ status: "success", added: 1, skipped: 3 });
+    expect(await w.engine.run(id, { trigger: "manual" })).toMatchObject({ status: "success", added: 1, skipped: 4 });
     const log = await lastLog(id);
-    expect(log.skipped_count).toBe(3);
+    expect(log.skipped_count).toBe(4);
     expect(log.skipped).toEqual([
       { row: "item 7", reason: "the provider could not read it" },
       { row: "acc-1/bad-amount", reason: expect.stringMatching(/amount/) },
       { row: "nope/ghost", reason: expect.stringMatching(/account/) },
+      { row: "line 12", reason: expect.stringMatching(/amount/) },
     ]);
   });
 });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
+  ambiguousAmount,
   inferDateFormat,
   inferDecimalSeparator,
+  isDateOrderAmbiguous,
+  localeHint,
   negate,
   parseAmountCell,
   parseDateCell,
@@ -48,6 +51,15 @@ describe("inferDateFormat", () => {
   ] as const)("%j → %s", (cells, want) => {
     expect(inferDateFormat([...cells])).toBe(want);
   });
+
+  it.each([
+    [["01/02/2026", "03/04/2026"], true],
+    [["01/01/2026", "02/02/2026"], false],
+    [["01/02/2026", "13/01/2026"], false],
+    [["01/02/2026", "01/13/2026"], false],
+  ] as const)("%j reads both ways: %s", (cells, want) => {
+    expect(isDateOrderAmbiguous([...cells])).toBe(want);
+  });
 });
 
 describe("parseAmountCell", () => {
@@ -77,9 +89,24 @@ describe("parseAmountCell", () => {
     ["abc", '"abc" is not an amount'],
     ["1.234", '"1.234" has more than two decimals'],
     ["12345678901", '"12345678901" is too large (at most 10 digits before the point)'],
-    ["1.2.3", '"1.2.3" is not an amount'],
+    ["1.2.3", '"1.2.3" is not an amount written with "." as the decimal separator'],
+    ["1,50", '"1,50" is not an amount written with "." as the decimal separator'],
   ])("refuses %j: %s", (cell, error) => {
     expect(parseAmountCell(cell, ".")).toEqual({ error });
+  });
+
+  it("takes a thousands separator only where it groups thousands", () => {
+    expect(parseAmountCell("-1.500", ",")).toEqual({ amount: "-1500.00" });
+    expect(parseAmountCell("1,500", ".")).toEqual({ amount: "1500.00" });
+    expect(parseAmountCell("1.234.567,8", ",")).toEqual({ amount: "1234567.80" });
+    expect(parseAmountCell("1,234,567.8", ".")).toEqual({ amount: "1234567.80" });
+    // In a comma-decimal file "1.50" is not 150: it is refused, not misread.
+    expect(parseAmountCell("1.50", ",")).toEqual({
+      error: '"1.50" is not an amount written with "," as the decimal separator',
+    });
+    expect(parseAmountCell("12,34.5", ".")).toEqual({
+      error: '"12,34.5" is not an amount written with "." as the decimal separator',
+    });
   });
 
   it("keeps exact decimals where a float would not (0.1 + 0.2 style values)", () => {
@@ -93,6 +120,26 @@ describe("inferDecimalSeparator and negate", () => {
     expect(inferDecimalSeparator(["-54,20", "1.234,56", "3"])).toBe(",");
     expect(inferDecimalSeparator(["-54.20", "1,234.56", "3"])).toBe(".");
     expect(inferDecimalSeparator(["3", "4"])).toBe(".");
+  });
+
+  it("reads thousands separators: repeated, mixed, or grouping three digits", () => {
+    expect(inferDecimalSeparator(["1.234.567", "2"])).toBe(",");
+    expect(inferDecimalSeparator(["1,234,567", "2"])).toBe(".");
+    expect(inferDecimalSeparator(["-1.500", "2.000", "1,5"])).toBe(",");
+    expect(inferDecimalSeparator(["-1,500", "2,000", "1.5"])).toBe(".");
+    expect(inferDecimalSeparator(["0.500", "250"])).toBe(".");
+    expect(inferDecimalSeparator(["1.5000"])).toBe(".");
+  });
+
+  it("leaves 1.500-only columns to the hint, and says so (null) without one", () => {
+    expect(inferDecimalSeparator(["-1.500", "-2.000", "250"])).toBeNull();
+    expect(inferDecimalSeparator(["-1.500", "-2.000", "250"], ",")).toBe(",");
+    expect(inferDecimalSeparator(["1,500"], ".")).toBe(".");
+    expect(ambiguousAmount(["250", "-1.500"])).toBe("-1.500");
+    expect(localeHint(";", "YYYY-MM-DD")).toBe(",");
+    expect(localeHint(",", "DD.MM.YYYY")).toBe(",");
+    expect(localeHint(",", "MM/DD/YYYY")).toBe(".");
+    expect(localeHint(",", "YYYY-MM-DD")).toBeNull();
   });
 
   it("negates canonical amounts as text", () => {

@@ -1396,6 +1396,11 @@ export interface components {
             required: boolean;
             type: string;
         };
+        CsvAmbiguity: {
+            field: string;
+            message: string;
+            options: string[];
+        };
         CsvRowError: {
             line: number;
             reason: string;
@@ -1470,7 +1475,9 @@ export interface components {
             transactions_moved: number;
         };
         PreviewCsvImportResponse: {
+            ambiguities: components["schemas"]["CsvAmbiguity"][];
             date_format: string;
+            decimal_separator: string;
             delimiter: string;
             error_count: number;
             errors: components["schemas"]["CsvRowError"][];
@@ -3192,6 +3199,7 @@ export interface operations {
                     } | null;
                     csv: string;
                     date_format?: string | null;
+                    decimal_separator?: string | null;
                     positive_is_debit?: boolean | null;
                 };
             };

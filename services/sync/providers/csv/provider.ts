@@ -11,7 +11,7 @@ import {
   type ProviderInfo,
   type SyncPage,
 } from "../provider.js";
-import { readCsv, type CsvReadOptions, type CsvRow, type CsvRowError, type ParsedCsv } from "./rows.js";
+import { readCsv, type CsvRow, type CsvRowError, type ParsedCsv } from "./rows.js";
 import { decodeCsvInput } from "./text.js";
 
 /** Rows per page: each page is one database transaction in the sync engine. */
@@ -27,6 +27,8 @@ interface CsvCredentials {
   csv: string;
   column_mapping: unknown;
   date_format: string;
+  /** Absent on connections stored before it was kept. */
+  decimal_separator?: string;
   positive_is_debit: boolean;
   account_name: string;
   iso_currency_code: string;
@@ -51,39 +53,23 @@ const stored = (c: Credentials) => c as unknown as CsvCredentials;
 
 const fileHash = (text: string) => createHash("sha256").update(text).digest("base64url").slice(0, 22);
 
-/**
- * The last file read and how, so that the sync that follows an enrollment in
- * the same process (the first import) does not parse the file a second time.
- * One entry: a file's rows are large, and only the latest import needs them.
- */
-let lastRead: { key: string; parsed: ParsedCsv } | null = null;
-
-const readKey = (text: string, opts: CsvReadOptions) => `${fileHash(text)}:${JSON.stringify(opts)}`;
-
-function readOnce(text: string, opts: CsvReadOptions): ParsedCsv {
-  const key = readKey(text, opts);
-  if (lastRead?.key !== key) lastRead = { key, parsed: readCsv(text, opts) };
-  return lastRead.parsed;
-}
-
-function remember(text: string, opts: CsvReadOptions, parsed: ParsedCsv): void {
-  lastRead = { key: readKey(text, opts), parsed };
-}
-
-/** Lets go of a file's rows once its import has read them all. */
-function forget(parsed: ParsedCsv): void {
-  if (lastRead?.parsed === parsed) lastRead = null;
-}
-
-/** The options a stored connection reads its file with (in the order `read` passes them). */
-const settled = (p: ParsedCsv, positiveIsDebit: boolean): CsvReadOptions => ({
-  columnMapping: p.mapping,
-  dateFormat: p.dateFormat,
-  positiveIsDebit,
-});
-
+/** How a stored connection reads its file: with the options its enrollment settled. */
 const read = (c: CsvCredentials): ParsedCsv =>
-  readOnce(c.csv, { columnMapping: c.column_mapping, dateFormat: c.date_format, positiveIsDebit: c.positive_is_debit });
+  readCsv(c.csv, {
+    columnMapping: c.column_mapping,
+    dateFormat: c.date_format,
+    // Connections stored before the separator was kept infer it, as they did then.
+    decimalSeparator: c.decimal_separator,
+    positiveIsDebit: c.positive_is_debit,
+  });
+
+/**
+ * The records an enrollment reads to settle how the file is read (mapping,
+ * date format, decimal separator): the inference looks at no more than this,
+ * and reading the whole file would keep the caller waiting for an import
+ * that the sync does anyway.
+ */
+export const ENROLL_SAMPLE_RECORDS = 5000;
 
 /** Where an import stands: the file (by hash) and how many of its rows are committed. */
 const cursorOf = (hash: string, next: number) => `csv1:${hash}:${next}`;
@@ -114,19 +100,28 @@ export class CsvProvider implements Provider {
         csv: {
           type: "string",
           required: true,
-          description: "the file: its text, or its bytes in base64 (at most 20 MB; UTF-8 or Windows-1252)",
+          description:
+            "the file: its text, or its bytes in base64 (at most 20 MB; UTF-8, UTF-16 with its byte order mark, " +
+            "or Windows-1252)",
         },
         column_mapping: {
           type: "object",
-          required: true,
+          required: false,
           description:
             "column names for date, amount (or debit and credit) and optionally description, merchant, " +
-            "category, id; POST /api/v1/connections/csv/preview suggests one",
+            "category, id; inferred from the headers when left out (POST /api/v1/connections/csv/preview shows how)",
         },
         date_format: {
           type: "string",
           required: false,
           description: "YYYY-MM-DD, MM/DD/YYYY, DD/MM/YYYY or DD.MM.YYYY; inferred from the file when left out",
+        },
+        decimal_separator: {
+          type: "string",
+          required: false,
+          description:
+            '"." or ","; inferred from the amounts when left out. Required when the file cannot tell (every ' +
+            "amount like 1.500, no other hint): the preview lists it under ambiguities",
         },
         positive_is_debit: {
           type: "boolean",
@@ -155,18 +150,24 @@ export class CsvProvider implements Provider {
       throw invalid("CSV_SIGN", "positive_is_debit must be true or false");
     }
     const text = decodeCsvInput(input.csv);
-    const parsed = readCsv(text, {
+    const positiveIsDebit = input.positive_is_debit === true;
+    // A sample settles how to read the file and refuses what cannot be read at all; the sync reads the rest.
+    const sample = readCsv(text, {
       columnMapping: input.column_mapping,
       dateFormat: input.date_format,
-      positiveIsDebit: input.positive_is_debit === true,
+      decimalSeparator: input.decimal_separator,
+      positiveIsDebit,
+      sampleRecords: ENROLL_SAMPLE_RECORDS,
     });
-    // The sync reads the file with the mapping and format settled here, which reads it exactly like this.
-    remember(text, settled(parsed, input.positive_is_debit === true), parsed);
+    if (sample.ambiguities.length) {
+      throw invalid("CSV_AMBIGUOUS", `${sample.ambiguities.map((x) => x.message).join(". ")}.`);
+    }
     const credentials: CsvCredentials = {
       csv: text,
-      column_mapping: parsed.mapping,
-      date_format: parsed.dateFormat,
-      positive_is_debit: input.positive_is_debit === true,
+      column_mapping: sample.mapping,
+      date_format: sample.dateFormat,
+      decimal_separator: sample.decimalSeparator,
+      positive_is_debit: positiveIsDebit,
       account_name: name,
       iso_currency_code: code,
     };
@@ -212,7 +213,6 @@ export class CsvProvider implements Provider {
         skipped: errors.map(rowRef),
         nextCursor: cursorOf(hash, 0),
       };
-      forget(parsed);
       return;
     }
     for (let from = start; from < rows.length; from += CSV_PAGE_ROWS) {
@@ -229,13 +229,13 @@ export class CsvProvider implements Provider {
         nextCursor: cursorOf(hash, to),
       };
     }
-    forget(parsed);
   }
 
   private toTransaction(r: CsvRow, c: CsvCredentials) {
     return {
       providerAccountId: CSV_ACCOUNT_ID,
       providerTransactionId: r.key,
+      sourceRef: `line ${r.line}`,
       amount: r.amount,
       isoCurrencyCode: c.iso_currency_code,
       date: r.date,

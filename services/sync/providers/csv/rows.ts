@@ -1,13 +1,18 @@
 import { createHash } from "node:crypto";
 import { parse, type CsvError } from "csv-parse/sync";
+import { DATE_MAX_YEAR, DATE_MIN_YEAR } from "../../../../common/validation.js";
 import { ProviderError } from "../provider.js";
 import { detectDelimiter, type Delimiter } from "./dialect.js";
 import { inferMapping, resolveMapping, type ColumnIndexes, type ColumnMapping } from "./mapping.js";
 import {
   DATE_FORMATS,
+  DECIMAL_SEPARATORS,
+  ambiguousAmount,
   clip,
   inferDateFormat,
   inferDecimalSeparator,
+  isDateOrderAmbiguous,
+  localeHint,
   negate,
   parseAmountCell,
   parseDateCell,
@@ -21,6 +26,17 @@ export interface CsvReadOptions {
   dateFormat?: unknown;
   /** True when a positive amount in the file is money out (Coffer's own sign); false (default) when it is money in. */
   positiveIsDebit?: boolean;
+  /** "." or ","; inferred from the amounts when left out. */
+  decimalSeparator?: unknown;
+  /** Read only the header and this many records after it (enough to settle how to read the rest). */
+  sampleRecords?: number;
+}
+
+/** A choice the file alone cannot settle: the field that settles it, its values, and why it is needed. */
+export interface CsvAmbiguity {
+  field: "date_format" | "decimal_separator";
+  options: string[];
+  message: string;
 }
 
 /** One transaction row, read and normalised (Coffer's sign: positive = money out). */
@@ -47,9 +63,14 @@ export interface ParsedCsv {
   mapping: ColumnMapping;
   dateFormat: DateFormat;
   decimalSeparator: DecimalSeparator;
+  /** What had to be guessed (date order, decimal separator): read with the guess, but the caller should ask. */
+  ambiguities: CsvAmbiguity[];
   rows: CsvRow[];
   errors: CsvRowError[];
 }
+
+/** The longest bank id kept (the sync stores at most 300 characters of an id, and "id:" goes in front). */
+const MAX_BANK_ID = 290;
 
 const invalid = (code: string, message: string) => new ProviderError("invalid_input", code, message);
 
@@ -69,15 +90,29 @@ function lineBreaksIn(cells: string[]): number {
 }
 
 /**
+ * The line endings a file uses. Files pasted together from several systems
+ * mix them, and then each of CRLF, LF and CR ends a record; a file that uses
+ * one kind is read with that one alone, which csv-parse does in half the time.
+ */
+function lineEndings(text: string): string | string[] {
+  if (!text.includes("\r")) return "\n";
+  if (!/\r(?!\n)|(?<!\r)\n/.test(text)) return "\r\n";
+  if (!text.includes("\n")) return "\r";
+  return ["\r\n", "\n", "\r"];
+}
+
+/**
  * Splits the text into records with the line each starts on. A record
  * csv-parse cannot read (broken quoting) is an error of the line it starts on,
  * and the others are still read. Lines are counted here rather than asked of
  * csv-parse per record, which costs more than the parsing itself.
  */
-function records(text: string, delimiter: Delimiter, errors: CsvRowError[]): RawRecord[] {
-  const skips: { before: number; lines: number; reason: string }[] = [];
+function records(text: string, delimiter: Delimiter, errors: CsvRowError[], limit?: number): RawRecord[] {
+  const skips: { before: number; lines: number; reason: string; code: string }[] = [];
   const parsed: string[][] = parse(text, {
     delimiter,
+    record_delimiter: lineEndings(text),
+    ...(limit === undefined ? {} : { to: limit }),
     relax_column_count: true,
     relax_quotes: true,
     skip_empty_lines: false,
@@ -85,7 +120,7 @@ function records(text: string, delimiter: Delimiter, errors: CsvRowError[]): Raw
     on_skip: (err: CsvError | undefined) => {
       if (!err) return;
       const e = err as CsvError & { lines?: number; records?: number };
-      skips.push({ before: e.records ?? 0, lines: e.lines ?? 0, reason: describeParseError(err) });
+      skips.push({ before: e.records ?? 0, lines: e.lines ?? 0, reason: describeParseError(err), code: err.code });
     },
   });
   const out: RawRecord[] = [];
@@ -93,6 +128,14 @@ function records(text: string, delimiter: Delimiter, errors: CsvRowError[]): Raw
   let s = 0;
   const skipUpTo = (r: number) => {
     for (; s < skips.length && skips[s].before <= r; s++) {
+      // A quote that never closes swallows every line after it: the file cannot be read past it, so it is refused.
+      if (skips[s].code === "CSV_QUOTE_NOT_CLOSED") {
+        throw invalid(
+          "CSV_UNCLOSED_QUOTE",
+          `Line ${line} opens a quoted field that is never closed, so the file cannot be read from there on. ` +
+            `Close the quote (a quote inside a quoted field is written twice: "")`,
+        );
+      }
       errors.push({ line, reason: skips[s].reason });
       line = Math.max(line, skips[s].lines) + 1;
     }
@@ -119,8 +162,20 @@ function describeParseError(err: CsvError): string {
   }
 }
 
-/** The mapping, date format and sign handling a file is read with: as given, else as inferred. */
-function settle(headers: string[], body: RawRecord[], opts: CsvReadOptions) {
+/** Header names that occur more than once (compared as mapping compares them), each named once. */
+function duplicateHeaders(headers: string[]): string[] {
+  const seen = new Map<string, number>();
+  for (const h of headers) {
+    const k = h.trim().toLowerCase().replace(/\s+/g, " ");
+    if (k) seen.set(k, (seen.get(k) ?? 0) + 1);
+  }
+  return headers.filter(
+    (h, i) => seen.get(h.trim().toLowerCase().replace(/\s+/g, " "))! > 1 && headers.indexOf(h) === i,
+  );
+}
+
+/** The mapping, date format, decimal separator and sign handling a file is read with: as given, else as inferred. */
+function settle(headers: string[], body: RawRecord[], delimiter: Delimiter, opts: CsvReadOptions) {
   let mapping: ColumnMapping;
   let indexes: ColumnIndexes;
   if (opts.columnMapping !== undefined && opts.columnMapping !== null) {
@@ -136,14 +191,16 @@ function settle(headers: string[], body: RawRecord[], opts: CsvReadOptions) {
     ({ mapping, indexes } = resolveMapping(inferred, headers));
   }
   const cells = (i: number | undefined) => (i === undefined ? [] : body.map((r) => r.cells[i] ?? ""));
+  const ambiguities: CsvAmbiguity[] = [];
   let dateFormat: DateFormat;
-  if (opts.dateFormat !== undefined && opts.dateFormat !== null && opts.dateFormat !== "") {
+  if (given(opts.dateFormat)) {
     if (!(DATE_FORMATS as readonly unknown[]).includes(opts.dateFormat)) {
       throw invalid("CSV_DATE_FORMAT", `date_format must be one of ${DATE_FORMATS.join(", ")}`);
     }
     dateFormat = opts.dateFormat as DateFormat;
   } else {
-    const inferred = inferDateFormat(cells(indexes.date));
+    const dates = cells(indexes.date);
+    const inferred = inferDateFormat(dates);
     if (!inferred) {
       throw invalid(
         "CSV_NO_DATE_COLUMN",
@@ -151,34 +208,113 @@ function settle(headers: string[], body: RawRecord[], opts: CsvReadOptions) {
       );
     }
     dateFormat = inferred;
+    if (inferred === "MM/DD/YYYY" && isDateOrderAmbiguous(dates)) {
+      const example = dates.find((d) => parseDateCell(d, "MM/DD/YYYY") !== parseDateCell(d, "DD/MM/YYYY"))!.trim();
+      ambiguities.push({
+        field: "date_format",
+        options: ["MM/DD/YYYY", "DD/MM/YYYY"],
+        message:
+          `No date in "${mapping.date}" has a day over 12, so "${clip(example)}" could be ` +
+          `${parseDateCell(example, "MM/DD/YYYY")} (MM/DD/YYYY) or ${parseDateCell(example, "DD/MM/YYYY")} ` +
+          `(DD/MM/YYYY): set date_format`,
+      });
+    }
   }
   const amountCells = [...cells(indexes.amount), ...cells(indexes.debit), ...cells(indexes.credit)];
-  return { mapping, indexes, dateFormat, decimalSeparator: inferDecimalSeparator(amountCells) };
+  let decimalSeparator: DecimalSeparator;
+  if (given(opts.decimalSeparator)) {
+    if (!(DECIMAL_SEPARATORS as readonly unknown[]).includes(opts.decimalSeparator)) {
+      throw invalid("CSV_DECIMAL_SEPARATOR", `decimal_separator must be "." or ","`);
+    }
+    decimalSeparator = opts.decimalSeparator as DecimalSeparator;
+  } else {
+    // A date order that is itself a guess hints at nothing.
+    const hint = localeHint(delimiter, ambiguities.length ? "YYYY-MM-DD" : dateFormat);
+    const inferred = inferDecimalSeparator(amountCells, hint);
+    decimalSeparator = inferred ?? ".";
+    if (inferred === null) {
+      const example = ambiguousAmount(amountCells)!.trim();
+      ambiguities.push({
+        field: "decimal_separator",
+        options: [".", ","],
+        message:
+          `No amount shows which separator is the decimal one, so "${clip(example)}" could be ` +
+          `${readAs(example, ".")} (decimal_separator ".") or ` +
+          `${readAs(example, ",")} (decimal_separator ","): set decimal_separator`,
+      });
+    }
+  }
+  return { mapping, indexes, dateFormat, decimalSeparator, ambiguities };
 }
 
+/** An amount cell read with one decimal separator, for a message that shows both readings. */
+function readAs(cell: string, decimal: DecimalSeparator): string {
+  const r = parseAmountCell(cell, decimal);
+  return "amount" in r ? r.amount : "unreadable";
+}
+
+const given = (v: unknown) => v !== undefined && v !== null && v !== "";
+
 /**
- * Reads a whole CSV: the first record is the header row, every later one a
+ * Reads a CSV: the first record is the header row, every later one a
  * transaction. A row that cannot be read (bad date, bad amount, broken
- * quoting) is reported with its line and the others are still read. Throws
- * (invalid_input) only for what makes the whole file unusable: no rows, no
- * date or amount column, a mapping that names missing columns.
+ * quoting, more fields than the header) is reported with its line and the
+ * others are still read. Throws (invalid_input) only for what makes the whole
+ * file unusable: no rows, no date or amount column, a mapping that names
+ * missing columns, two columns with one name, a quote that never closes.
  */
 export function readCsv(text: string, opts: CsvReadOptions = {}): ParsedCsv {
   const delimiter = detectDelimiter(text);
   const errors: CsvRowError[] = [];
-  const all = records(text, delimiter, errors);
+  const limit = opts.sampleRecords === undefined ? undefined : opts.sampleRecords + 1;
+  const all = records(text, delimiter, errors, limit);
   if (all.length === 0) throw invalid("CSV_EMPTY", "The CSV is empty");
   const headers = all[0].cells.map((h) => h.trim());
+  const twice = duplicateHeaders(headers);
+  if (twice.length) {
+    throw invalid(
+      "CSV_DUPLICATE_HEADER",
+      `The CSV has more than one column named ${twice.map((h) => `"${h}"`).join(", ")}: rename them so each ` +
+        `column has its own name`,
+    );
+  }
   const body = all.slice(1);
   if (body.length === 0 && errors.length === 0) throw invalid("CSV_EMPTY", "The CSV has a header row but no rows");
-  const { mapping, indexes, dateFormat, decimalSeparator } = settle(headers, body, opts);
+  const { mapping, indexes, dateFormat, decimalSeparator, ambiguities } = settle(headers, body, delimiter, opts);
   const cell = (r: RawRecord, i: number | undefined) => (i === undefined ? "" : (r.cells[i] ?? "").trim());
   const rows: CsvRow[] = [];
   for (const r of body) {
+    // Fields past the header's are data with no column; empty ones (a trailing delimiter) lose nothing.
+    if (r.cells.length > headers.length && r.cells.slice(headers.length).some((c) => c.trim() !== "")) {
+      let used = r.cells.length;
+      while (r.cells[used - 1].trim() === "") used--;
+      errors.push({
+        line: r.line,
+        reason:
+          `the line has ${used} fields but the header has ${headers.length} ` +
+          `(an unquoted "${delimiter === "\t" ? "tab" : delimiter}" inside a field?)`,
+      });
+      continue;
+    }
     const rawDate = cell(r, indexes.date);
     const date = parseDateCell(rawDate, dateFormat);
     if (!date) {
       errors.push({ line: r.line, reason: `"${clip(rawDate)}" is not a date written ${dateFormat}` });
+      continue;
+    }
+    // The ledger's own limits, said here with the cell rather than by the sync with an id the person never saw.
+    // parseDateCell has checked the day; only the ledger's range of years is left (no Date per row).
+    const year = Number(date.slice(0, 4));
+    if (year < DATE_MIN_YEAR || year > DATE_MAX_YEAR) {
+      errors.push({
+        line: r.line,
+        reason: `"${clip(rawDate)}" is outside the years ${DATE_MIN_YEAR} to ${DATE_MAX_YEAR}`,
+      });
+      continue;
+    }
+    const bankId = cell(r, indexes.id);
+    if (bankId.length > MAX_BANK_ID) {
+      errors.push({ line: r.line, reason: `the id "${clip(bankId)}" is longer than ${MAX_BANK_ID} characters` });
       continue;
     }
     const amount = rowAmount(r, indexes, decimalSeparator, opts.positiveIsDebit === true, cell);
@@ -194,12 +330,12 @@ export function readCsv(text: string, opts: CsvReadOptions = {}): ParsedCsv {
       description,
       merchant: cell(r, indexes.merchant) || null,
       category: cell(r, indexes.category) || null,
-      key: cell(r, indexes.id),
+      key: bankId,
     });
   }
   errors.sort((a, b) => a.line - b.line);
   assignKeys(rows);
-  return { delimiter, headers, mapping, dateFormat, decimalSeparator, rows, errors };
+  return { delimiter, headers, mapping, dateFormat, decimalSeparator, ambiguities, rows, errors };
 }
 
 /** The row's amount in Coffer's sign (positive = money out). */

@@ -24,10 +24,33 @@ export function decodeCsvInput(raw: string): string {
 
 const tooLarge = () => invalid("CSV_TOO_LARGE", `The CSV is larger than ${CSV_MAX_BYTES / 1024 / 1024} MB`);
 
-/** File bytes to text: UTF-8 (with or without BOM), else Windows-1252, which older bank exports use. */
+/** UTF-16 as Excel's "Unicode text" writes it: told by its byte order mark (a file without one is not taken). */
+function utf16Of(bytes: Buffer): "utf-16le" | "utf-16be" | null {
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
+  return null;
+}
+
+/**
+ * File bytes to text: UTF-16 (LE or BE) with its byte order mark, UTF-8 (with
+ * or without BOM), else Windows-1252, which older bank exports use.
+ */
 export function decodeBytes(bytes: Buffer): string {
   if (bytes.length === 0) throw invalid("CSV_EMPTY", "The CSV is empty");
   if (bytes.length > CSV_MAX_BYTES) throw tooLarge();
+  const utf16 = utf16Of(bytes);
+  if (utf16) {
+    try {
+      // The decoder drops the byte order mark.
+      return checkText(new TextDecoder(utf16, { fatal: true }).decode(bytes));
+    } catch (e) {
+      if (e instanceof ProviderError) throw e;
+      throw invalid(
+        "CSV_ENCODING",
+        `The file starts like ${utf16.toUpperCase()} text but is not valid ${utf16.toUpperCase()}`,
+      );
+    }
+  }
   if (bytes.includes(0)) throw binary();
   let text: string;
   try {

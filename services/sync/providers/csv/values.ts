@@ -59,18 +59,90 @@ export function inferDateFormat(cells: string[]): DateFormat | null {
   return best;
 }
 
-export type DecimalSeparator = "." | ",";
+/**
+ * Whether a column of slash dates reads both ways: no first or second part is
+ * over 12, and some date reads differently month first and day first
+ * (03/04/2026: 4 March or 3 April). The file alone cannot tell then.
+ */
+export function isDateOrderAmbiguous(cells: string[]): boolean {
+  const sample = cells.filter((c) => c.trim() !== "").slice(0, 2000);
+  let differs = false;
+  for (const c of sample) {
+    const a = parseDateCell(c, "MM/DD/YYYY");
+    const b = parseDateCell(c, "DD/MM/YYYY");
+    if ((a === null) !== (b === null)) return false;
+    if (a !== b) differs = true;
+  }
+  return differs;
+}
 
-/** Whether a column of amounts writes its decimals after a comma (1.234,56) or a point (1,234.56). */
-export function inferDecimalSeparator(cells: string[]): DecimalSeparator {
+export type DecimalSeparator = "." | ",";
+export const DECIMAL_SEPARATORS = [".", ","] as const;
+
+/** The digits and separators of an amount cell, without sign, currency or spaces ("-1.234,50 €" → "1.234,50"). */
+const numeral = (cell: string) => /[\d.,]*\d[\d.,]*/.exec(cell.replace(/[\s\u00a0\u202f']/g, ""))?.[0] ?? "";
+
+/**
+ * What one cell says about the decimal separator: "." or "," when it can only
+ * be read one way, "?" when it reads both ways (one separator followed by
+ * exactly three digits, as in 1.500: 1.5 or 1500), null when it has no separator.
+ */
+function decimalOf(cell: string): DecimalSeparator | "?" | null {
+  const n = numeral(cell);
+  const last = Math.max(n.lastIndexOf("."), n.lastIndexOf(","));
+  if (last < 0) return null;
+  const sep = n[last] as DecimalSeparator;
+  const other = sep === "." ? "," : ".";
+  // Both kinds (1.234,56): the last one is the decimal separator.
+  if (n.includes(other)) return sep;
+  // The same one twice (1.234.567): it groups thousands.
+  if (n.indexOf(sep) !== last) return other;
+  const before = n.slice(0, last);
+  const after = n.slice(last + 1);
+  // Thousands come in groups of three after a first group of 1–3 digits that is not 0.
+  if (after.length !== 3 || before.length === 0 || before.length > 3 || /^0+$/.test(before)) return sep;
+  return "?";
+}
+
+/**
+ * Whether a column of amounts writes its decimals after a comma (1.234,56) or
+ * a point (1,234.56). The cells that can only be read one way decide (the
+ * most of them win). When every separator could be either (1.500, 2.000),
+ * `hint` decides (what the rest of the file says: see localeHint); without one
+ * the file is ambiguous and the answer is null. A column with no separator at
+ * all is read with ".", which changes nothing for whole numbers.
+ */
+export function inferDecimalSeparator(cells: string[], hint: DecimalSeparator | null = null): DecimalSeparator | null {
   let comma = 0;
   let point = 0;
+  let either = 0;
   for (const c of cells.slice(0, 5000)) {
-    if (/\d,\d{1,2}\)?\s*-?$/.test(c.trim())) comma++;
-    else if (/\d\.\d{1,2}\)?\s*-?$/.test(c.trim())) point++;
+    const d = decimalOf(c);
+    if (d === ",") comma++;
+    else if (d === ".") point++;
+    else if (d === "?") either++;
   }
-  return comma > point ? "," : ".";
+  if (comma || point) return comma > point ? "," : ".";
+  if (either) return hint;
+  return ".";
 }
+
+/** A cell whose amount reads two ways (for the message that asks which), or null. */
+export const ambiguousAmount = (cells: string[]) => cells.slice(0, 5000).find((c) => decimalOf(c) === "?") ?? null;
+
+/**
+ * The decimal separator the rest of a file implies: fields separated by ";"
+ * or dates written DD.MM.YYYY are the continental European export, whose
+ * decimal separator is ","; dates written MM/DD/YYYY are the American one (".").
+ */
+export function localeHint(delimiter: string, dateFormat: DateFormat): DecimalSeparator | null {
+  if (dateFormat === "DD.MM.YYYY" || delimiter === ";") return ",";
+  if (dateFormat === "MM/DD/YYYY") return ".";
+  return null;
+}
+
+const GROUPED_POINT = /^(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?$/;
+const GROUPED_COMMA = /^(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d*)?$/;
 
 /** Why a cell is not an amount, or the amount as canonical decimal text ("-1234.50"). */
 export type AmountResult = { amount: string } | { error: string };
@@ -98,11 +170,19 @@ export function parseAmountCell(raw: string, decimal: DecimalSeparator): AmountR
     s = s.slice(0, -1);
   }
   s = s.replace(/^[$€£¥]|[$€£¥]$/g, "").replace(/^[A-Z]{3}|[A-Z]{3}$/g, "");
-  const thousands = decimal === "." ? "," : ".";
-  s = s.split(thousands).join("");
+  // A thousands separator is only taken where it groups thousands: "1.50" in a comma-decimal file is refused,
+  // not read as 150.
+  const grouped = decimal === "." ? GROUPED_POINT : GROUPED_COMMA;
+  if (!grouped.test(s)) {
+    return {
+      error: /^[\d.,]+$/.test(s)
+        ? `"${clip(raw)}" is not an amount written with "${decimal}" as the decimal separator`
+        : `"${clip(raw)}" is not an amount`,
+    };
+  }
+  s = s.split(decimal === "." ? "," : ".").join("");
   if (decimal === ",") s = s.replace(",", ".");
-  const m = /^(\d+)(?:\.(\d*))?$/.exec(s);
-  if (!m) return { error: `"${clip(raw)}" is not an amount` };
+  const m = /^(\d+)(?:\.(\d*))?$/.exec(s)!;
   const [, int, frac = ""] = m;
   const cents = frac.replace(/0+$/, "");
   if (cents.length > 2) return { error: `"${clip(raw)}" has more than two decimals` };

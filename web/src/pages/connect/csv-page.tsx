@@ -12,6 +12,9 @@ interface CsvPreview {
   headers: string[];
   inferred_mapping: Mapping;
   date_format: string;
+  decimal_separator: string;
+  /** What the file cannot tell: the import is refused until the field is set. */
+  ambiguities: { field: string; options: string[]; message: string }[];
   sample_rows: {
     line: number;
     date: string;
@@ -73,6 +76,7 @@ export default function CsvPage() {
   const [currency, setCurrency] = useState("USD");
   const [mapping, setMapping] = useState<Mapping>({});
   const [dateFormat, setDateFormat] = useState("");
+  const [decimalSeparator, setDecimalSeparator] = useState("");
   const [positiveIsDebit, setPositiveIsDebit] = useState(false);
   const [preview, setPreview] = useState<CsvPreview | null>(null);
   const [previewError, setPreviewError] = useState<unknown>(null);
@@ -88,6 +92,7 @@ export default function CsvPage() {
     setPreviewError(null);
     setMapping({});
     setDateFormat("");
+    setDecimalSeparator("");
     mapped.current = false;
     if (!file) return setCsv(null);
     setFileName(file.name);
@@ -101,14 +106,16 @@ export default function CsvPage() {
     const n = ++asked.current;
     const timer = setTimeout(() => {
       setPreviewing(true);
+      const separator = decimalSeparator ? { decimal_separator: decimalSeparator } : {};
       const body = mapped.current
         ? {
             csv,
             column_mapping: cleanMapping(mapping),
             ...(dateFormat ? { date_format: dateFormat } : {}),
+            ...separator,
             positive_is_debit: positiveIsDebit,
           }
-        : { csv, positive_is_debit: positiveIsDebit };
+        : { csv, ...separator, positive_is_debit: positiveIsDebit };
       call<CsvPreview>(api.POST("/api/v1/connections/csv/preview", { body }))
         .then((p) => {
           if (n !== asked.current) return;
@@ -123,7 +130,7 @@ export default function CsvPage() {
         .finally(() => n === asked.current && setPreviewing(false));
     }, 250);
     return () => clearTimeout(timer);
-  }, [csv, mapping, dateFormat, positiveIsDebit]);
+  }, [csv, mapping, dateFormat, decimalSeparator, positiveIsDebit]);
 
   // While the import runs, its sync log says how far it got.
   useEffect(() => {
@@ -166,6 +173,7 @@ export default function CsvPage() {
         iso_currency_code: currency.trim().toUpperCase(),
       };
       if (dateFormat) credentials.date_format = dateFormat;
+      if (decimalSeparator) credentials.decimal_separator = decimalSeparator;
       setConnection(await createConnection({ provider: "csv", user_id: member, credentials }));
     } catch (err) {
       setImportError(err);
@@ -249,6 +257,14 @@ export default function CsvPage() {
                   ))}
                 </select>
               </label>
+              <label>
+                Decimal separator
+                <select value={decimalSeparator} onChange={(e) => setDecimalSeparator(e.target.value)}>
+                  <option value="">Detect ({preview.decimal_separator})</option>
+                  <option value=".">. (1,234.56)</option>
+                  <option value=",">, (1.234,56)</option>
+                </select>
+              </label>
               <label className="inline">
                 <input
                   type="checkbox"
@@ -272,6 +288,13 @@ export default function CsvPage() {
           <div className="card">
             <h2>3. First rows, as they will be stored</h2>
             <p className="muted">Positive amounts are money out of the account.</p>
+            {preview.ambiguities.length > 0 ? (
+              <ul className="plain-list" role="alert" aria-label="What the file cannot tell">
+                {preview.ambiguities.map((a) => (
+                  <li key={a.field}>{a.message}. Choose it above: the rows below are only a guess.</li>
+                ))}
+              </ul>
+            ) : null}
             <div className="table-wrap">
               <table aria-label="Preview">
                 <thead>
