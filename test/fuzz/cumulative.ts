@@ -70,7 +70,9 @@ export async function runCumulative(
   let round = 0;
 
   const record = (label: string, problems: Problem[], what: string) => {
-    tally.record(index++, label, problems, () => what, `cumulative ${label.split(" ")[0]}`);
+    // Told apart by the burst's kind and the request, not by the round or the burst's length.
+    const where = what.replace(/^round \d+ \(([\w.-]+) × \d+\)/, "$1").replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "{id}");
+    tally.record(index++, label, problems, () => what, `cumulative ${label.split(" ")[0]}`, where);
   };
 
   const rest = async (what: string, bytes: Buffer, method: string, must200 = false) => {

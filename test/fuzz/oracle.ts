@@ -88,14 +88,22 @@ export class Tally {
   readonly byStatus = new Map<string, number>();
   readonly problems = new Map<ProblemKind, number>();
   readonly failures: { index: number; problems: Problem[]; request: string }[] = [];
+  /** Failures by where they happened and how (one line each, however many cases and past the 50 kept above). */
+  readonly distinct = new Map<string, { count: number; first: number }>();
   /** The REST routes, MCP tools and core methods the cases went to. */
   readonly covered = new Set<string>();
   cases = 0;
   checksums = 0;
 
-  record(index: number, label: string, problems: Problem[], describe: () => string, target?: string) {
+  record(index: number, label: string, problems: Problem[], describe: () => string, target?: string, where?: string) {
     this.cases++;
     if (target) this.covered.add(target);
+    if (problems.length) {
+      const key = `${where ?? target ?? "?"} → ${label}: ${[...new Set(problems.map((p) => p.kind))].join(", ")}`;
+      const d = this.distinct.get(key);
+      if (d) d.count++;
+      else this.distinct.set(key, { count: 1, first: index });
+    }
     this.byStatus.set(label, (this.byStatus.get(label) ?? 0) + 1);
     for (const p of problems) this.problems.set(p.kind, (this.problems.get(p.kind) ?? 0) + 1);
     if (problems.length && this.failures.length < 50) this.failures.push({ index, problems, request: describe() });

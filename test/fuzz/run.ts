@@ -154,7 +154,9 @@ export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<Fu
     // A replay shows its request and answer whether or not it fails.
     if (opts.replay !== undefined || process.env.COFFER_FUZZ_VERBOSE)
       console.log(`case ${index}: ${describeCase(c)}\n  answer: ${label}`);
-    tally.record(index, label, problems, () => describeCase(c), to);
+    // One-leaf failures are told apart by the leaf and the kind of value ("body email ← nul"), not the value itself.
+    const where = c.leaf ? `${to}: ${/^.*? ← (?:duplicate key|[\w-]+)/.exec(c.leaf)?.[0] ?? c.leaf}` : to;
+    tally.record(index, label, problems, () => describeCase(c), to, where);
   };
 
   try {
@@ -195,6 +197,11 @@ export function formatReport(r: FuzzReport): string {
       `leaked internals: ${t.count("leak")}  internal codes: ${t.count("internal-code")}  ` +
       `state changes: ${t.count("state-change")}`,
   ];
+  if (t.distinct.size) {
+    lines.push("distinct failures (count, first case):");
+    for (const [k, d] of [...t.distinct.entries()].sort(([a], [b]) => a.localeCompare(b)))
+      lines.push(`  ${k}  (${d.count}, case ${d.first})`);
+  }
   for (const f of t.failures) {
     // A cumulative case depends on the rounds before it: the whole run is the replay.
     const replay =
