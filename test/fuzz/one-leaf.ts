@@ -76,7 +76,7 @@ function hostileJson(kind: Exclude<HostileKind, "duplicate">, v: unknown, pick: 
 }
 
 /** Every leaf of a JSON value: scalars, and empty arrays and objects. */
-function leavesOf(v: unknown, at: (string | number)[] = []): (string | number)[][] {
+export function leavesOf(v: unknown, at: (string | number)[] = []): (string | number)[][] {
   if (Array.isArray(v)) return v.length ? v.flatMap((x, i) => leavesOf(x, [...at, i])) : at.length ? [at] : [];
   if (v && typeof v === "object") {
     const entries = Object.entries(v);
@@ -116,7 +116,7 @@ function renderWith(
 }
 
 /** One mutation of a JSON value: the text to send and a line saying what was bent. */
-function mutateJson(value: unknown, leafIndex: number, kind: HostileKind, pick: number) {
+export function mutateJson(value: unknown, leafIndex: number, kind: HostileKind, pick: number) {
   const leaves = leavesOf(value);
   if (leaves.length === 0) {
     // No leaf (an empty body): the whole value is the one value there is.
@@ -142,7 +142,7 @@ function mutateJson(value: unknown, leafIndex: number, kind: HostileKind, pick: 
 }
 
 /** Percent-encoding of a text's UTF-8 bytes; a lone surrogate is written as its 3 bytes (ED A0 80), invalid UTF-8. */
-function encodeUrl(s: string): string {
+export function encodeUrl(s: string): string {
   let out = "";
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
