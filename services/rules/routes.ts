@@ -81,7 +81,7 @@ export function ruleRoutes(router: ConnectRouter, deps: CoreDeps) {
     async previewRule(req, ctx) {
       const r = await previewRule(
         emOf(ctx),
-        { conditions: jsonOf(req.conditions), sampleSize: req.sampleSize },
+        { conditions: jsonOf(req.conditions, "conditions"), sampleSize: req.sampleSize },
         { timeoutMs: deps.config.rulePreviewTimeoutMs },
       );
       return {
@@ -98,8 +98,8 @@ export function ruleRoutes(router: ConnectRouter, deps: CoreDeps) {
       const em = emOf(ctx);
       const id = await createRule(em, actor(ctx), {
         name: req.name,
-        conditions: jsonOf(req.conditions),
-        actions: jsonOf(req.actions),
+        conditions: jsonOf(req.conditions, "conditions"),
+        actions: jsonOf(req.actions, "actions"),
         trigger: req.trigger,
         priority: req.priority,
         enabled: req.enabled,
@@ -110,8 +110,8 @@ export function ruleRoutes(router: ConnectRouter, deps: CoreDeps) {
       const em = emOf(ctx);
       const id = await updateRule(em, actor(ctx), req.id, {
         name: req.name,
-        conditions: jsonOf(req.conditions),
-        actions: jsonOf(req.actions),
+        conditions: jsonOf(req.conditions, "conditions"),
+        actions: jsonOf(req.actions, "actions"),
         trigger: req.trigger,
         priority: req.priority,
         enabled: req.enabled,

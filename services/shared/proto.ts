@@ -1,5 +1,6 @@
 import { toJson, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema, timestampFromDate, type Timestamp, type Value } from "@bufbuild/protobuf/wkt";
+import { CofferError } from "../errors/coffer-error.js";
 
 export const ts = (d: Date): Timestamp => timestampFromDate(d);
 export const tsOrUndef = (d: Date | null | undefined): Timestamp | undefined => (d ? timestampFromDate(d) : undefined);
@@ -18,6 +19,14 @@ export function tsFromIso(iso: string): Timestamp {
 /**
  * The JSON a google.protobuf.Value field carries, or undefined when the field
  * is unset (protobuf-es holds Value as a message; Struct fields are plain JSON already).
+ * A Value no JSON can hold (a number that is NaN or Infinity, a Value of no kind)
+ * comes only from a caller's own message: a validation error naming the field.
  */
-export const jsonOf = (v: Value | undefined): JsonValue | undefined =>
-  v === undefined ? undefined : toJson(ValueSchema, v);
+export function jsonOf(v: Value | undefined, field: string): JsonValue | undefined {
+  if (v === undefined) return undefined;
+  try {
+    return toJson(ValueSchema, v);
+  } catch {
+    throw new CofferError("VALIDATION_ERROR", `${field} must be JSON: no NaN, no Infinity, no empty value`);
+  }
+}

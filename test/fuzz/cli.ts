@@ -3,17 +3,27 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 
-// `npm run fuzz -- --cases N [--seed S] [--replay I]`: the suite's fuzz test
-// (test/fuzz/fuzz.test.ts) run longer, with a random seed unless one is given,
-// or one case of a run replayed. The test prints the counts and any failure
-// with its seed and case number.
+// `npm run fuzz -- --cases N [--mode M] [--seed S] [--replay I]`: the suite's
+// fuzz test (test/fuzz/fuzz.test.ts) run longer, with a random seed unless one
+// is given, or one case of a run replayed. The test prints the counts and any
+// failure with its mode, seed and case number.
+const MODES = ["all", "malformed", "one-leaf", "cumulative"];
 const { values } = parseArgs({
   options: {
     cases: { type: "string", default: "20000" },
     seed: { type: "string" },
     replay: { type: "string" },
+    mode: { type: "string", default: "all" },
   },
 });
+if (!MODES.includes(values.mode)) {
+  console.error(`--mode must be one of ${MODES.join(", ")}`);
+  process.exit(2);
+}
+if (values.replay !== undefined && (values.mode === "all" || values.mode === "cumulative")) {
+  console.error("--replay needs --mode malformed or --mode one-leaf (a failure prints the whole command)");
+  process.exit(2);
+}
 const int = (name: string, v: string | undefined) => {
   if (v !== undefined && !/^-?\d+$/.test(v)) {
     console.error(`--${name} must be a whole number`);
@@ -33,6 +43,7 @@ const result = spawnSync(process.execPath, [vitest, "run", "test/fuzz/fuzz.test.
     ...process.env,
     COFFER_FUZZ_CASES: cases,
     COFFER_FUZZ_SEED: seed,
+    COFFER_FUZZ_MODE: values.mode,
     ...(replay === undefined ? {} : { COFFER_FUZZ_REPLAY: replay }),
   },
 });

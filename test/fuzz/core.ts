@@ -30,6 +30,8 @@ export interface CoreCase {
   getAllowed: boolean;
   /** The body (or, for a Connect GET, the message parameter's bytes) as hex. */
   hex: string;
+  /** One-leaf mode: the one value that was made hostile (one-leaf.ts). */
+  leaf?: string;
 }
 
 /** Every service generated from proto/ (found in gen/coffer/v1, so a new service is fuzzed without listing it). */

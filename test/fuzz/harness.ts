@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import pg from "pg";
-import { getOption, type DescMethod } from "@bufbuild/protobuf";
+import { create, getOption, toJson, type DescMethod, type JsonValue } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
 import { loadDemo } from "../../cli/demo.js";
 import { VERSION } from "../../common/version.js";
@@ -11,6 +11,7 @@ import { allRoutes } from "../../gateways/rest/routes/index.js";
 import type { RestRoute } from "../../gateways/rest/route.js";
 import { coreClients, coreTransport } from "../../gateways/shared/core-client.js";
 import { insertApiKey } from "../../services/auth/api-keys.js";
+import { JOB_SCHEMA, SYNC_QUEUE } from "../../services/db/job-queue-schema.js";
 import { query } from "../../services/db/sql.js";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { databaseChecksum } from "../helpers/state.js";
@@ -48,6 +49,10 @@ export interface FuzzTarget {
   pools: Pools;
   /** RPCs the gateways called since the last `takeCoreCalls()`. */
   takeCoreCalls(): DescMethod[];
+  /** While on, the messages of the gateways' core calls that succeeded are kept (the core seeds, seeds.ts). */
+  recordMessages(on: boolean): void;
+  /** The messages kept since the last call, as Connect JSON. */
+  takeMessages(): RecordedMessage[];
   /** A checksum of every row of every table (test/helpers/state.ts). */
   checksum(): Promise<string>;
   /**
@@ -56,16 +61,38 @@ export interface FuzzTarget {
    * committed; it also moves for writes rolled back, which the checksum then clears.
    */
   writes(): Promise<string>;
+  /**
+   * Waits until background work a request started (a CSV import, a sync) is
+   * over: no sync running and no row written for a moment. A write landing
+   * later would be blamed on whichever case came next.
+   */
+  settle(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A message a gateway sent to the core, and the core answered with success. */
+export interface RecordedMessage {
+  method: DescMethod;
+  json: JsonValue;
 }
 
 export const isPublic = (m: DescMethod) => getOption(m, required_scope) === Scope.PUBLIC;
 
-function recording(inner: Transport, calls: DescMethod[]): Transport {
+function recording(
+  inner: Transport,
+  calls: DescMethod[],
+  messages: { on: boolean; kept: RecordedMessage[] },
+): Transport {
   return {
-    unary: (method, ...rest) => {
+    unary: (method, signal, timeoutMs, header, input, contextValues) => {
       calls.push(method);
-      return inner.unary(method, ...rest);
+      const answer = inner.unary(method, signal, timeoutMs, header, input, contextValues);
+      if (messages.on)
+        answer.then(
+          () => messages.kept.push({ method, json: toJson(method.input, create(method.input, input)) }),
+          () => undefined,
+        );
+      return answer;
     },
     stream: (method, ...rest) => {
       calls.push(method);
@@ -86,8 +113,11 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
   // Read after every case: a plain connection of its own, cheaper than an ORM fork.
   const watcher = new pg.Client({ connectionString: stack.databaseUrl });
   await watcher.connect();
+  const writes = async () =>
+    (await watcher.query<{ n: string }>(`select last_value || ':' || is_called as n from fuzz_watch.writes`)).rows[0].n;
   const calls: DescMethod[] = [];
-  const core = coreClients(recording(coreTransport(stack.coreUrl), calls));
+  const messages = { on: false, kept: [] as RecordedMessage[] };
+  const core = coreClients(recording(coreTransport(stack.coreUrl), calls, messages));
   const rest = await buildRestApp({ core, version: VERSION, logger: false });
   const mcp = await buildMcpApp({ core, version: VERSION, logger: false });
   await rest.listen({ port: 0, host: "127.0.0.1" });
@@ -116,10 +146,32 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     },
     // Emptied in place: the recording transport holds this array.
     takeCoreCalls: () => calls.splice(0),
+    recordMessages: (on) => {
+      messages.on = on;
+    },
+    takeMessages: () => messages.kept.splice(0),
     checksum: () => databaseChecksum(em()),
-    writes: async () =>
-      (await watcher.query<{ n: string }>(`select last_value || ':' || is_called as n from fuzz_watch.writes`)).rows[0]
-        .n,
+    writes,
+    async settle() {
+      // A sync queued (or asked to try again shortly) and not yet started has no sync log row yet.
+      const busy = async () =>
+        (
+          await watcher.query<{ n: number }>(
+            `select ((select count(*) from sync_logs where status = 'running')
+                   + (select count(*) from ${JOB_SCHEMA}.job where name = $1
+                        and state in ('created', 'retry', 'active')
+                        and start_after < now() + interval '30 seconds'))::int as n`,
+            [SYNC_QUEUE],
+          )
+        ).rows[0].n > 0;
+      let last = await writes();
+      for (let i = 0; i < 200; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const now = await writes();
+        if (now === last && !(await busy())) return;
+        last = now;
+      }
+    },
     async close() {
       await watcher.end();
       await rest.close();

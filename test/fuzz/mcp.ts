@@ -16,6 +16,8 @@ export interface McpCase {
   contentType: string;
   /** Headers besides Host, Connection, Content-Type, Content-Length and the key (Accept among them, or not). */
   headers: [string, string][];
+  /** One-leaf mode: the one value that was made hostile (one-leaf.ts). */
+  leaf?: string;
 }
 
 const ACCEPT_BOTH: [string, string] = ["accept", "application/json, text/event-stream"];

@@ -16,6 +16,8 @@ describe("leaksIn", () => {
     'duplicate key value violates unique constraint "tags_slug_key"',
     "date/time field value out of range (SQLSTATE 22008)",
     "DriverException: connection terminated",
+    'column "amount_x" does not exist',
+    'relation "tagz" does not exist',
   ])("flags %j", (text) => {
     expect(leaksIn(text)).not.toBeNull();
   });
@@ -26,6 +28,7 @@ describe("leaksIn", () => {
     "start_date must be a date between 1900-01-01 and 2999-12-31",
     "Transaction not found",
     "name must not contain control characters (U+0000)",
+    'column_mapping.date names the column "Day", which the file does not have (its columns: "Date")',
   ])("lets %j pass", (text) => {
     expect(leaksIn(text)).toBeNull();
   });

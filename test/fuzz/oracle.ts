@@ -2,7 +2,15 @@ import { isErrorCode } from "../../common/errors.js";
 import { HTTP_STATUS } from "../helpers/http-status.js";
 
 /** What can be wrong with an answer. */
-export type ProblemKind = "5xx" | "no-answer" | "non-envelope" | "leak" | "state-change" | "internal-code";
+export type ProblemKind =
+  | "5xx"
+  | "no-answer"
+  | "non-envelope"
+  | "leak"
+  | "state-change"
+  | "internal-code"
+  /** Cumulative mode: a keyed read that did not succeed after a burst of refused bodies. */
+  | "refused-after-burst";
 
 export interface Problem {
   kind: ProblemKind;
@@ -21,9 +29,10 @@ const LEAKS: [string, RegExp][] = [
     "SQL",
     /\bselect\b[^.]{0,80}\bfrom\b|\binsert into\b|\bupdate \w+ set\b|\bdelete from\b|\bwhere \w+ ?= ?\$\d|\?::\w+/i,
   ],
+  // PostgreSQL's own sentences about a column or relation, not Coffer's ("names the column "Date"" of a CSV).
   [
     "a database error",
-    /syntax error at or near|violates [\w ]*constraint|duplicate key value|invalid input syntax|relation "|column "|SQLSTATE|\b(?:22P02|22008|23505|23503|42P01|42703)\b|PostgreSQL|MikroORM|DriverException|\bpg_\w+/i,
+    /syntax error at or near|violates [\w ]*constraint|duplicate key value|invalid input syntax|relation "[^"]*" does not exist|column "[^"]*" (?:does not exist|of relation|is of type|specified)|SQLSTATE|\b(?:22P02|22008|23505|23503|42P01|42703)\b|PostgreSQL|MikroORM|DriverException|\bpg_\w+/i,
   ],
 ];
 
@@ -79,17 +88,31 @@ export class Tally {
   readonly byStatus = new Map<string, number>();
   readonly problems = new Map<ProblemKind, number>();
   readonly failures: { index: number; problems: Problem[]; request: string }[] = [];
+  /** Failures by where they happened and how (one line each, however many cases and past the 50 kept above). */
+  readonly distinct = new Map<string, { count: number; first: number }>();
   /** The REST routes, MCP tools and core methods the cases went to. */
   readonly covered = new Set<string>();
   cases = 0;
   checksums = 0;
 
-  record(index: number, label: string, problems: Problem[], describe: () => string, target?: string) {
+  record(index: number, label: string, problems: Problem[], describe: () => string, target?: string, where?: string) {
     this.cases++;
     if (target) this.covered.add(target);
+    if (problems.length) {
+      const key = `${where ?? target ?? "?"} → ${label}: ${[...new Set(problems.map((p) => p.kind))].join(", ")}`;
+      const d = this.distinct.get(key);
+      if (d) d.count++;
+      else this.distinct.set(key, { count: 1, first: index });
+    }
     this.byStatus.set(label, (this.byStatus.get(label) ?? 0) + 1);
     for (const p of problems) this.problems.set(p.kind, (this.problems.get(p.kind) ?? 0) + 1);
     if (problems.length && this.failures.length < 50) this.failures.push({ index, problems, request: describe() });
+  }
+
+  /** Problems found between cases (a checksum after a round), counted without counting a case. */
+  fail(index: number, problems: Problem[], request: string) {
+    for (const p of problems) this.problems.set(p.kind, (this.problems.get(p.kind) ?? 0) + 1);
+    if (this.failures.length < 50) this.failures.push({ index, problems, request });
   }
 
   count(kind: ProblemKind) {

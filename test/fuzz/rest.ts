@@ -19,6 +19,8 @@ export interface RestCase {
   body: string | { fill: number } | null;
   /** Send the body chunked; "broken" sends a malformed chunk. */
   chunked: false | "ok" | "broken";
+  /** One-leaf mode: the one value that was made hostile (one-leaf.ts). */
+  leaf?: string;
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;

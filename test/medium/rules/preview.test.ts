@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { create } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { pgArray, query } from "../../../services/db/sql.js";
 import { applyRulesOnSync } from "../../../services/rules/runner.js";
 import { valueOf } from "../../../gateways/shared/rules.js";
@@ -142,6 +144,26 @@ describe("preview_rule", () => {
     );
     expect(f.message).toBe('and[1].not: operator "eq" is not valid for tags field "tags"');
     await expectCoreError(s.core.rules.previewRule({}, admin), "VALIDATION_ERROR");
+  });
+
+  it("refuses a tree holding a number no JSON can (Infinity, NaN) as a validation error", async () => {
+    // Only a core caller's own message can carry one: 1e309 in Connect JSON reads as Infinity.
+    const num = (n: number) => create(ValueSchema, { kind: { case: "numberValue", value: n } });
+    const text = (t: string) => create(ValueSchema, { kind: { case: "stringValue", value: t } });
+    for (const n of [Infinity, -Infinity, NaN]) {
+      const conditions = create(ValueSchema, {
+        kind: { case: "structValue", value: { fields: { field: text("amount"), op: num(n), value: text("1") } } },
+      });
+      const f = await expectCoreError(
+        s.core.rules.previewRule({ conditions, sampleSize: 5 }, admin),
+        "VALIDATION_ERROR",
+      );
+      expect(f.message).toMatch(/^conditions must be JSON/);
+      await expectCoreError(
+        s.core.rules.createRule({ name: "never", conditions, actions: valueOf([]) }, admin),
+        "VALIDATION_ERROR",
+      );
+    }
   });
 
   it("writes nothing and counts no hits", async () => {
