@@ -1,7 +1,22 @@
+import { prettyLogStream } from "../common/logging.js";
+import { stopWithSupervisor, type FirstRunSetupMessage } from "../common/supervision.js";
+import { firstRunSetupUrl } from "./auth/logins.js";
 import { coreConfigFromEnv } from "./config.js";
-import { closeOrm, migrate, openOrm } from "./db/orm.js";
+import { closeOrm, migrate, openOrm, type Orm } from "./db/orm.js";
 import { rotateCursorKey } from "./pagination/cursor-keys.js";
 import { buildCoreServer } from "./server.js";
+
+/** Under `coffer start`: hands the supervisor the first-run setup link for its summary (see supervision.ts). */
+async function tellSupervisorFirstRunSetup(orm: Orm, publicUrl: string) {
+  if (!process.send) return;
+  let message: FirstRunSetupMessage;
+  try {
+    message = { kind: "first-run-setup", url: await firstRunSetupUrl(orm.em.fork(), publicUrl) };
+  } catch (e) {
+    message = { kind: "first-run-setup", url: null, error: (e as Error).message };
+  }
+  process.send(message);
+}
 
 /** The core process: migrate, rotate the cursor key if due, then serve Connect + gRPC + gRPC-Web on h2c. */
 export async function runCore(env: NodeJS.ProcessEnv = process.env) {
@@ -9,8 +24,9 @@ export async function runCore(env: NodeJS.ProcessEnv = process.env) {
   // Migrations run on their own short-lived ORM: they may take minutes (a column on a large
   // table), so they must not inherit the statement timeout the serving connections have.
   const migrator = await openOrm(config.databaseUrl, 2);
+  let applied: string[];
   try {
-    await migrate(migrator);
+    applied = await migrate(migrator);
   } finally {
     await closeOrm(migrator);
   }
@@ -18,7 +34,14 @@ export async function runCore(env: NodeJS.ProcessEnv = process.env) {
   // The periodic task rotates the cursor key hourly; a core restarted more often than that
   // would never get to it, so every start checks once too.
   await rotateCursorKey(orm.em.fork());
-  const app = await buildCoreServer(orm, config);
+  const app = await buildCoreServer(orm, config, {
+    logStream: config.logFormat === "pretty" ? prettyLogStream() : undefined,
+  });
+  app.log.info(
+    { migrations: applied },
+    applied.length ? `migrated the database (${applied.length} new)` : "the database is up to date (migrated)",
+  );
+  await tellSupervisorFirstRunSetup(orm, config.publicUrl);
   await app.listen({ port: config.port, host: config.host });
   if (!config.encryptionKey) {
     app.log.warn(
@@ -37,5 +60,6 @@ export async function runCore(env: NodeJS.ProcessEnv = process.env) {
   };
   process.on("SIGTERM", () => void stop());
   process.on("SIGINT", () => void stop());
+  stopWithSupervisor(() => void stop());
   return app;
 }

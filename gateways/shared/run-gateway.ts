@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { readEnv, type CofferEnv } from "../../common/env.js";
+import { prettyLogStream, type LogStream } from "../../common/logging.js";
+import { stopWithSupervisor } from "../../common/supervision.js";
 import { VERSION } from "../../common/version.js";
 import { coreClients, coreTransport, type CoreClients } from "./core-client.js";
 import type { HostGuardConfig } from "./host-guard.js";
@@ -8,6 +10,8 @@ export interface GatewayOptions {
   core: CoreClients;
   version: string;
   logLevel: string;
+  /** Unset: JSON lines on stdout. */
+  logStream?: LogStream;
   guard: HostGuardConfig;
   /** The settings the process was started with. */
   env: CofferEnv;
@@ -30,7 +34,8 @@ export async function runGateway(
     allowedHosts: e.allowedHosts,
     allowedOrigins: e.mcpAllowedOrigins,
   };
-  const app = await build({ core, version: VERSION, logLevel: e.logLevel, guard, env: e });
+  const logStream = e.logFormat === "pretty" ? prettyLogStream() : undefined;
+  const app = await build({ core, version: VERSION, logLevel: e.logLevel, logStream, guard, env: e });
   await app.listen({ port: portOf(e), host: e.host });
   const stop = async () => {
     await app.close();
@@ -38,5 +43,6 @@ export async function runGateway(
   };
   process.on("SIGTERM", () => void stop());
   process.on("SIGINT", () => void stop());
+  stopWithSupervisor(() => void stop());
   return app;
 }
