@@ -5,6 +5,7 @@ export type BuildState = "no-sources" | "missing" | "stale" | "fresh";
 export declare const ROOT: string;
 export declare const WEB_DIR: string;
 
+export declare function serverBuildPresent(root?: string): boolean;
 export declare function serverBuildState(root?: string): BuildState;
 export declare function buildState(webDir?: string): BuildState;
 export declare function canBuild(root?: string): boolean;

@@ -42,11 +42,15 @@ function newest(path) {
   return t;
 }
 
+/** Whether dist/ holds a compile (of whatever sources). */
+export const serverBuildPresent = (root = ROOT) =>
+  existsSync(join(root, STAMP)) && existsSync(join(root, "dist", "cli", "main.js"));
+
 /** Whether dist/ holds the compile of the current server sources. */
 export function serverBuildState(root = ROOT) {
   if (!existsSync(join(root, "tsconfig.build.json"))) return "no-sources";
+  if (!serverBuildPresent(root)) return "missing";
   const stamp = join(root, STAMP);
-  if (!existsSync(stamp) || !existsSync(join(root, "dist", "cli", "main.js"))) return "missing";
   const sources = Math.max(...SERVER_SOURCES.map((s) => newest(join(root, s))));
   return statSync(stamp).mtimeMs < sources ? "stale" : "fresh";
 }
@@ -169,12 +173,12 @@ export async function ensureBuilt(opts = {}) {
 async function main(args) {
   const say = (m) => process.stderr.write(`${m}\n`);
   if (args.includes("--prepare") && !canBuild()) {
-    const present = serverBuildState() !== "missing" && buildState() !== "missing";
+    const present = serverBuildPresent() && buildState() !== "missing";
     say(
       present
         ? "coffer: no build tools (installed without devDependencies); using the build output that is here"
         : "coffer: no build output and no build tools: build where the devDependencies are installed " +
-            "(`npm ci && npm run build`), then copy dist/ and web/dist/ here (docs/deployment.md)",
+            "(`npm ci && npm run build`), then copy dist/ and web/dist/ here (docs/build.md)",
     );
     return;
   }

@@ -94,6 +94,10 @@ async function runDetached(databaseDir: string, port: number, flags: string[]): 
   };
 }
 
+/** Where the embedded server on `port` is reached (known before it starts). */
+export const embeddedDatabaseUrl = (port: number) =>
+  `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/${EMBEDDED_DB}`;
+
 /**
  * The newcomer's database: a PostgreSQL that ships inside the npm package,
  * with its data under `<dataDir>/pg` so it survives restarts. If one is
@@ -104,7 +108,7 @@ export async function startEmbeddedPostgres(
   port: number,
   log: (m: string) => void = () => {},
 ): Promise<Database> {
-  const url = `postgres://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${port}/${EMBEDDED_DB}`;
+  const url = embeddedDatabaseUrl(port);
   if (await canConnect(url)) return { url, owned: false, stop: async () => {} };
 
   const databaseDir = resolve(dataDir, "pg");

@@ -3,8 +3,13 @@ import { join } from "node:path";
 import { readEnv, type LogFormat } from "../common/env.js";
 import { prettyLine } from "../common/logging.js";
 import { projectRoot } from "../common/project-root.js";
-import { isFirstRunSetupMessage, type FirstRunSetupMessage } from "../common/supervision.js";
-import { openDatabase } from "./embedded-postgres.js";
+import {
+  AWAIT_DATABASE_ENV,
+  isFirstRunSetupMessage,
+  type DatabaseReadyMessage,
+  type FirstRunSetupMessage,
+} from "../common/supervision.js";
+import { embeddedDatabaseUrl, openDatabase, type Database } from "./embedded-postgres.js";
 import { CrashRecord, DEFAULT_RESTART_POLICY } from "./restart-policy.js";
 import { encryptionKeyFor } from "./encryption-key.js";
 
@@ -74,16 +79,20 @@ export async function start(env: NodeJS.ProcessEnv) {
   const began = Date.now();
   const e = readEnv(env);
   const say = supervisorVoice(e.logFormat);
-  const db = await openDatabase(e, say);
+  // The children start while the database does: loading their code takes as long as starting an existing
+  // embedded server, and initdb on a first run longer. The core waits for the word that it answers.
+  const opening = openDatabase(e, say);
+  let db: Database | null = null;
   const policy = { ...DEFAULT_RESTART_POLICY, firstDelayMs: e.restartBackoffMs };
 
   const { corePort, restPort, mcpPort, host } = e;
   const shown = host === "0.0.0.0" ? "localhost" : host;
   const childEnv: NodeJS.ProcessEnv = {
     ...env,
-    DATABASE_URL: db.url,
+    DATABASE_URL: e.databaseUrl ?? embeddedDatabaseUrl(e.embeddedPgPort),
     COFFER_CORE_URL: e.coreUrl,
     COFFER_LOG_FORMAT: e.logFormat,
+    [AWAIT_DATABASE_ENV]: "1",
   };
   // On the embedded database the key lives in the data directory, made on first start.
   const key = encryptionKeyFor(e);
@@ -107,8 +116,10 @@ export async function start(env: NodeJS.ProcessEnv) {
         say(`coffer ${name} stopped`);
       }),
     );
-    if (db.owned) {
-      await db.stop();
+    // A database still starting is waited for, so that it is stopped too.
+    const opened = db ?? (await opening.catch(() => null));
+    if (opened?.owned) {
+      await opened.stop();
       say("the embedded PostgreSQL stopped");
     }
     say("Coffer stopped");
@@ -124,7 +135,14 @@ export async function start(env: NodeJS.ProcessEnv) {
       // A process group of its own: the terminal's Ctrl-C reaches the supervisor, which stops it in order.
       detached: true,
     });
-    if (name === "core") child.on("message", (m) => isFirstRunSetupMessage(m) && setupArrived(m));
+    if (name === "core") {
+      child.on("message", (m) => isFirstRunSetupMessage(m) && setupArrived(m));
+      const ready: DatabaseReadyMessage = { kind: "database-ready" };
+      void opening.then(
+        () => child.connected && child.send(ready),
+        () => undefined,
+      );
+    }
     running.set(name, child);
     let gone = false;
     const died = (cause: string) => {
@@ -166,6 +184,12 @@ export async function start(env: NodeJS.ProcessEnv) {
   process.on("SIGTERM", () => void stopAll(0));
 
   for (const name of CHILDREN) run(name);
+  try {
+    db = await opening;
+  } catch (err) {
+    say(`the database did not start: ${(err as Error).message}`);
+    return stopAll(1);
+  }
   try {
     // Ready means the REST gateway reaches the core and the core reaches the database.
     await waitFor(`http://127.0.0.1:${restPort}/health/ready`, 30_000);

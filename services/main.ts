@@ -1,5 +1,5 @@
 import { prettyLogStream } from "../common/logging.js";
-import { stopWithSupervisor, type FirstRunSetupMessage } from "../common/supervision.js";
+import { databaseReady, stopWithSupervisor, type FirstRunSetupMessage } from "../common/supervision.js";
 import { firstRunSetupUrl } from "./auth/logins.js";
 import { coreConfigFromEnv } from "./config.js";
 import { closeOrm, migrate, openOrm, type Orm } from "./db/orm.js";
@@ -21,6 +21,8 @@ async function tellSupervisorFirstRunSetup(orm: Orm, publicUrl: string) {
 /** The core process: migrate, rotate the cursor key if due, then serve Connect + gRPC + gRPC-Web on h2c. */
 export async function runCore(env: NodeJS.ProcessEnv = process.env) {
   const config = coreConfigFromEnv(env);
+  stopWithSupervisor(() => process.exit(0)); // until the server runs, nothing needs finishing
+  await databaseReady(env);
   // Migrations run on their own short-lived ORM: they may take minutes (a column on a large
   // table), so they must not inherit the statement timeout the serving connections have.
   const migrator = await openOrm(config.databaseUrl, 2);
@@ -60,6 +62,7 @@ export async function runCore(env: NodeJS.ProcessEnv = process.env) {
   };
   process.on("SIGTERM", () => void stop());
   process.on("SIGINT", () => void stop());
+  process.removeAllListeners("disconnect");
   stopWithSupervisor(() => void stop());
   return app;
 }
