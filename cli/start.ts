@@ -182,6 +182,8 @@ export async function start(env: NodeJS.ProcessEnv) {
   };
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
+  // The terminal closed: the database, in a process group of its own, would not hear of it otherwise.
+  process.on("SIGHUP", () => void stopAll(0));
 
   for (const name of CHILDREN) run(name);
   try {

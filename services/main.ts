@@ -44,13 +44,6 @@ export async function runCore(env: NodeJS.ProcessEnv = process.env) {
     applied.length ? `migrated the database (${applied.length} new)` : "the database is up to date (migrated)",
   );
   await tellSupervisorFirstRunSetup(orm, config.publicUrl);
-  await app.listen({ port: config.port, host: config.host });
-  if (!config.encryptionKey) {
-    app.log.warn(
-      "COFFER_ENCRYPTION_KEY is not set: provider connections cannot be created (ENCRYPTION_KEY_MISSING) " +
-        "until the core runs with a key",
-    );
-  }
   let closing = false;
   const stop = async () => {
     if (closing) return;
@@ -60,9 +53,17 @@ export async function runCore(env: NodeJS.ProcessEnv = process.env) {
     await closeOrm(orm);
     process.exit(0);
   };
+  // Before listen(): a signal as soon as the port answers still stops it cleanly.
   process.on("SIGTERM", () => void stop());
   process.on("SIGINT", () => void stop());
   process.removeAllListeners("disconnect");
   stopWithSupervisor(() => void stop());
+  await app.listen({ port: config.port, host: config.host });
+  if (!config.encryptionKey) {
+    app.log.warn(
+      "COFFER_ENCRYPTION_KEY is not set: provider connections cannot be created (ENCRYPTION_KEY_MISSING) " +
+        "until the core runs with a key",
+    );
+  }
   return app;
 }

@@ -36,13 +36,14 @@ export async function runGateway(
   };
   const logStream = e.logFormat === "pretty" ? prettyLogStream() : undefined;
   const app = await build({ core, version: VERSION, logLevel: e.logLevel, logStream, guard, env: e });
-  await app.listen({ port: portOf(e), host: e.host });
   const stop = async () => {
     await app.close();
     process.exit(0);
   };
+  // Before listen(): a signal as soon as the port answers still stops it cleanly.
   process.on("SIGTERM", () => void stop());
   process.on("SIGINT", () => void stop());
   stopWithSupervisor(() => void stop());
+  await app.listen({ port: portOf(e), host: e.host });
   return app;
 }
