@@ -1,32 +1,89 @@
 /**
- * Cold start of `coffer start` with no DATABASE_URL (the embedded PostgreSQL):
- * time from spawn until GET /health/ready answers 200 on the REST gateway.
- * Run 1 starts from an empty COFFER_DATA_DIR (initdb + migrations), run 2
- * reuses it. Each run is stopped with SIGINT (Ctrl-C) and must exit 0 and
- * leave the embedded server stopped. Run: npm run bench:cold-start
+ * Cold start of Coffer with no DATABASE_URL (the embedded PostgreSQL).
+ *
+ * 1. `coffer start` from an empty COFFER_DATA_DIR (initdb + migrations), then
+ *    from the existing one: time from spawn until GET /health/ready answers
+ *    200 on the REST gateway ("ready"), and until the summary banner is on
+ *    stdout ("banner"). Each run is stopped with SIGINT (Ctrl-C) and must exit
+ *    0 and leave the embedded server stopped.
+ * 2. Each process alone (`coffer core`, `coffer rest`, `coffer mcp`), from
+ *    spawn until its port accepts a connection ("listening"); the core runs on
+ *    the data dir of step 1, already migrated.
+ *
+ * Every figure is the median of --runs runs (default 5). With several --bin (say, a checkout of the
+ * previous release's bin/coffer.js and this one), their runs take turns, so a busy machine slows each
+ * the same, and the figures compare.
+ * Run: npm run bench:cold-start [-- --runs N] [--only start|alone] [--bin path/to/coffer.js ...]
  */
+import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import pg from "pg";
-import { cofferEnv, freePort, killAll, spawnCoffer, type CofferProcess } from "../test/helpers/processes.js";
+import { startEmbeddedPostgres } from "../cli/embedded-postgres.js";
+import { COFFER_BIN, REPO_ROOT, cofferEnv, freePort, killAll, type CofferProcess } from "../test/helpers/processes.js";
+import { summarize } from "./stats.js";
 
 // Under /tmp (world-traversable): the embedded server runs as the `postgres` user when we are root.
 const DATA_DIR = join(tmpdir(), "coffer-bench-cold-start");
 
-async function readyAfter(url: string, p: CofferProcess, t0: number, timeoutMs = 120_000): Promise<number> {
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: "string", default: "5" },
+    only: { type: "string" },
+    bin: { type: "string", multiple: true, default: [COFFER_BIN] },
+  },
+});
+const RUNS = Number(args.runs);
+if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("--runs takes a positive whole number");
+const BINS = args.bin.map((b) => resolve(b));
+
+function spawnCoffer(bin: string, command: string, env: NodeJS.ProcessEnv): CofferProcess {
+  const child = spawn(process.execPath, [bin, command], { env, cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const lines: string[] = [];
+  const stdoutLines: string[] = [];
+  const collect = (into: string[][]) => {
+    let rest = "";
+    return (chunk: Buffer) => {
+      const parts = (rest + chunk.toString("utf8")).split("\n");
+      rest = parts.pop() ?? "";
+      for (const l of parts) for (const arr of into) arr.push(l);
+    };
+  };
+  child.stdout.on("data", collect([lines, stdoutLines]));
+  child.stderr.on("data", collect([lines]));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once("exit", (code, signal) => r({ code, signal })),
+  );
+  return { name: command, child, lines, stdoutLines, exited };
+}
+
+async function until(what: () => Promise<boolean> | boolean, p: CofferProcess, t0: number, timeoutMs = 120_000) {
   for (;;) {
-    try {
-      const res = await fetch(url);
-      if (res.status === 200) return performance.now() - t0;
-    } catch {
-      // not listening yet
-    }
-    if (p.child.exitCode !== null) throw new Error(`coffer start exited (${p.child.exitCode}):\n${p.lines.join("\n")}`);
-    if (performance.now() - t0 > timeoutMs) throw new Error(`not ready after ${timeoutMs} ms:\n${p.lines.join("\n")}`);
-    await new Promise((r) => setTimeout(r, 25));
+    if (await what()) return performance.now() - t0;
+    if (p.child.exitCode !== null)
+      throw new Error(`coffer ${p.name} exited (${p.child.exitCode}):\n${p.lines.join("\n")}`);
+    if (performance.now() - t0 > timeoutMs) throw new Error(`not there after ${timeoutMs} ms:\n${p.lines.join("\n")}`);
+    await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+const answers200 = (url: string) => async () => {
+  try {
+    return (await fetch(url)).status === 200;
+  } catch {
+    return false;
+  }
+};
+
+const accepts = (port: number) => () =>
+  new Promise<boolean>((r) => {
+    const s = connect(port, "127.0.0.1");
+    s.once("connect", () => (s.destroy(), r(true)));
+    s.once("error", () => r(false));
+  });
 
 async function pgAnswers(port: number): Promise<boolean> {
   const c = new pg.Client({
@@ -43,7 +100,18 @@ async function pgAnswers(port: number): Promise<boolean> {
   }
 }
 
-async function run(label: string): Promise<number> {
+/** Ctrl-C; `coffer start` must exit 0, a process alone may also be stopped by the signal itself. */
+async function stop(p: CofferProcess, label: string, signalled = false): Promise<number> {
+  const t0 = performance.now();
+  p.child.kill("SIGINT");
+  const exit = await Promise.race([p.exited, new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 30_000))]);
+  if (exit === "timeout" || (exit.code !== 0 && !(signalled && exit.signal === "SIGINT")))
+    throw new Error(`${label}: Ctrl-C did not stop cleanly (${JSON.stringify(exit)}):\n${p.lines.join("\n")}`);
+  return performance.now() - t0;
+}
+
+/** One `coffer start`: ready and banner times, then a clean Ctrl-C. */
+async function startOnce(bin: string, label: string): Promise<{ ready: number; banner: number; stop: number }> {
   const [pgPort, corePort, restPort, mcpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const env = cofferEnv({
     COFFER_DATA_DIR: DATA_DIR,
@@ -54,32 +122,98 @@ async function run(label: string): Promise<number> {
     COFFER_LOG_LEVEL: "warn",
   });
   const t0 = performance.now();
-  const p = spawnCoffer("start", ["start"], env);
+  const p = spawnCoffer(bin, "start", env);
   try {
-    const elapsed = await readyAfter(`http://127.0.0.1:${restPort}/health/ready`, p, t0);
-    const stopT0 = performance.now();
-    p.child.kill("SIGINT");
-    const exit = await Promise.race([p.exited, new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 30_000))]);
-    const stopMs = performance.now() - stopT0;
-    if (exit === "timeout" || exit.code !== 0)
-      throw new Error(`${label}: Ctrl-C did not stop cleanly (${JSON.stringify(exit)}):\n${p.lines.join("\n")}`);
+    const ready = await until(answers200(`http://127.0.0.1:${restPort}/health/ready`), p, t0);
+    const banner = await until(() => p.stdoutLines.some((l) => l.startsWith("Coffer is running")), p, t0);
+    const stopMs = await stop(p, label);
     if (await pgAnswers(pgPort)) throw new Error(`${label}: the embedded PostgreSQL is still running after Ctrl-C`);
-    console.log(
-      `  ${label}: ready in ${(elapsed / 1000).toFixed(2)} s; ` +
-        `Ctrl-C stopped everything (exit 0) in ${(stopMs / 1000).toFixed(2)} s`,
-    );
-    return elapsed;
+    return { ready, banner, stop: stopMs };
   } finally {
     await killAll([p]);
   }
 }
 
+/** One process alone, from spawn until its port accepts connections. */
+async function aloneOnce(bin: string, command: "core" | "rest" | "mcp", databaseUrl: string): Promise<number> {
+  const port = await freePort();
+  const env = cofferEnv({
+    DATABASE_URL: databaseUrl,
+    COFFER_CORE_PORT: String(port),
+    COFFER_REST_PORT: String(port),
+    COFFER_MCP_PORT: String(port),
+    COFFER_LOG_LEVEL: "warn",
+  });
+  const t0 = performance.now();
+  const p = spawnCoffer(bin, command, env);
+  try {
+    const listening = await until(accepts(port), p, t0);
+    // Just listening, it may not have its signal handlers yet (the previous releases set them after listen()).
+    await stop(p, `coffer ${command}`, true);
+    return listening;
+  } finally {
+    await killAll([p]);
+  }
+}
+
+const s = (x: number) => `${(x / 1000).toFixed(2)} s`;
+const range = (xs: number[]) => {
+  const m = summarize(xs);
+  return `median ${s(m.median)} (min ${s(m.min)}, max ${s(m.max)})`;
+};
+
+const perBin = () => new Map(BINS.map((b) => [b, [] as number[]]));
+const binLabel = (bin: string) => (BINS.length > 1 ? ` [${bin}]` : "");
+
+async function startSeries(label: string, fresh: boolean) {
+  const ready = perBin();
+  const gap = perBin();
+  const stops = perBin();
+  for (let i = 0; i < RUNS; i++) {
+    for (const bin of BINS) {
+      if (fresh) rmSync(DATA_DIR, { recursive: true, force: true });
+      const r = await startOnce(bin, `${label}, run ${i + 1}`);
+      ready.get(bin)!.push(r.ready);
+      gap.get(bin)!.push(r.banner - r.ready);
+      stops.get(bin)!.push(r.stop);
+    }
+  }
+  for (const bin of BINS) {
+    console.log(`  ${label}${binLabel(bin)}: ready ${range(ready.get(bin)!)}`);
+    console.log(`    banner after ready ${range(gap.get(bin)!)}; Ctrl-C to exit 0 ${range(stops.get(bin)!)}`);
+  }
+}
+
+async function aloneSeries(databaseUrl: string) {
+  for (const command of ["core", "rest", "mcp"] as const) {
+    const xs = perBin();
+    for (let i = 0; i < RUNS; i++)
+      for (const bin of BINS) xs.get(bin)!.push(await aloneOnce(bin, command, databaseUrl));
+    for (const bin of BINS)
+      console.log(`  coffer ${command} alone to listening${binLabel(bin)}: ${range(xs.get(bin)!)}`);
+  }
+}
+
 async function main() {
   rmSync(DATA_DIR, { recursive: true, force: true });
-  console.log(`coffer start, embedded PostgreSQL in ${DATA_DIR} (DATABASE_URL unset), until GET /health/ready = 200`);
+  console.log(`cold start, ${RUNS} runs each, ${BINS.join(" and ")}; embedded PostgreSQL in ${DATA_DIR}`);
   try {
-    await run("run 1, empty data dir (initdb + migrations)");
-    await run("run 2, warm data dir");
+    if (args.only !== "alone") {
+      console.log("coffer start (DATABASE_URL unset), until GET /health/ready = 200:");
+      await startSeries("empty data dir (initdb + migrations)", true);
+      await startSeries("existing data dir", false);
+    }
+    if (args.only !== "start") {
+      const db = await startEmbeddedPostgres(DATA_DIR, await freePort());
+      try {
+        // One untimed core start migrates the database, so each timed one finds it current.
+        if (args.only === "alone") for (const bin of BINS) await aloneOnce(bin, "core", db.url);
+        console.log("each process alone (core on the migrated database), until its port accepts:");
+        await aloneSeries(db.url);
+      } finally {
+        await db.stop();
+      }
+    }
   } finally {
     rmSync(DATA_DIR, { recursive: true, force: true });
   }

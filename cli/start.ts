@@ -1,12 +1,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { readEnv } from "../common/env.js";
-import { ensureConsoleBuilt } from "./console-build.js";
-import { openDatabase } from "./embedded-postgres.js";
+import { join } from "node:path";
+import { readEnv, type LogFormat } from "../common/env.js";
+import { prettyLine } from "../common/logging.js";
+import { projectRoot } from "../common/project-root.js";
+import {
+  AWAIT_DATABASE_ENV,
+  isFirstRunSetupMessage,
+  type DatabaseReadyMessage,
+  type FirstRunSetupMessage,
+} from "../common/supervision.js";
+import { embeddedDatabaseUrl, openDatabase, type Database } from "./embedded-postgres.js";
 import { CrashRecord, DEFAULT_RESTART_POLICY } from "./restart-policy.js";
 import { encryptionKeyFor } from "./encryption-key.js";
 
-const BIN = fileURLToPath(new URL("../bin/coffer.js", import.meta.url));
+const BIN = join(projectRoot(), "bin", "coffer.js");
 const CHILDREN = ["core", "rest", "mcp"] as const;
 type ChildName = (typeof CHILDREN)[number];
 /** How long a child may take to stop on SIGTERM (the core gives in-flight calls 10 s) before it is killed. */
@@ -22,7 +29,8 @@ async function waitFor(url: string, timeoutMs: number): Promise<void> {
       // not listening yet
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${url}`);
-    await new Promise((r) => setTimeout(r, 100));
+    // Often: the summary should follow readiness at once.
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -45,21 +53,14 @@ function stopChild(name: string, c: ChildProcess, say: (m: string) => void): Pro
 }
 
 /**
- * The first-run setup URL while no login account exists, else null. The
- * core has applied the migrations by the time it is ready; the ORM is loaded
- * only here, after the children are up, so it does not slow the start.
+ * The supervisor's own lines (a child started, stopped, crashed, restarting):
+ * plain sentences on stderr, as JSON mode has always had them, or with the
+ * time and "coffer" in front, beside the children's readable log lines.
  */
-async function firstRunSetup(databaseUrl: string, publicUrl: string): Promise<string | null> {
-  const [{ openOrm, closeOrm }, { firstRunSetupUrl }] = await Promise.all([
-    import("../services/db/orm.js"),
-    import("../services/auth/logins.js"),
-  ]);
-  const orm = await openOrm(databaseUrl, 1);
-  try {
-    return await firstRunSetupUrl(orm.em.fork(), publicUrl);
-  } finally {
-    await closeOrm(orm);
-  }
+function supervisorVoice(format: LogFormat): (m: string) => void {
+  return format === "pretty"
+    ? (m) => process.stderr.write(`${prettyLine(new Date(), "coffer", m.replace(/^coffer /, ""))}\n`)
+    : (m) => process.stderr.write(`${m}\n`);
 }
 
 /**
@@ -68,21 +69,31 @@ async function firstRunSetup(databaseUrl: string, publicUrl: string): Promise<st
  * migrations before it listens, under a lock), then the REST and MCP
  * gateways. A child that exits on its own is restarted after a growing delay
  * (restart-policy.ts); one that crashes 5 times in 60 s stops everything with
- * exit code 1. Ctrl-C (or SIGTERM) stops everything cleanly, with exit code 0.
+ * exit code 1. Ctrl-C (or SIGTERM) stops everything cleanly, with exit code 0:
+ * the children first, then the embedded database. The children and the
+ * database run in process groups of their own, so a Ctrl-C in the terminal
+ * reaches the supervisor alone and the order holds. (bin/coffer.js has
+ * built dist/ and the console, when they were stale, before this runs.)
  */
 export async function start(env: NodeJS.ProcessEnv) {
   const began = Date.now();
-  const say = (m: string) => process.stderr.write(`${m}\n`);
   const e = readEnv(env);
-  // The web console is built here when missing or stale (a fresh clone: `npm ci && npm start`); without it
-  // the API still runs and `/` says how to build it.
-  await ensureConsoleBuilt({ say }).catch((err: Error) => say(`the web console was not built: ${err.message}`));
-  const db = await openDatabase(e, say);
+  const say = supervisorVoice(e.logFormat);
+  // The children start while the database does: loading their code takes as long as starting an existing
+  // embedded server, and initdb on a first run longer. The core waits for the word that it answers.
+  const opening = openDatabase(e, say);
+  let db: Database | null = null;
   const policy = { ...DEFAULT_RESTART_POLICY, firstDelayMs: e.restartBackoffMs };
 
   const { corePort, restPort, mcpPort, host } = e;
   const shown = host === "0.0.0.0" ? "localhost" : host;
-  const childEnv: NodeJS.ProcessEnv = { ...env, DATABASE_URL: db.url, COFFER_CORE_URL: e.coreUrl };
+  const childEnv: NodeJS.ProcessEnv = {
+    ...env,
+    DATABASE_URL: e.databaseUrl ?? embeddedDatabaseUrl(e.embeddedPgPort),
+    COFFER_CORE_URL: e.coreUrl,
+    COFFER_LOG_FORMAT: e.logFormat,
+    [AWAIT_DATABASE_ENV]: "1",
+  };
   // On the embedded database the key lives in the data directory, made on first start.
   const key = encryptionKeyFor(e);
   if (key) childEnv.COFFER_ENCRYPTION_KEY = key;
@@ -90,6 +101,8 @@ export async function start(env: NodeJS.ProcessEnv) {
   const running = new Map<ChildName, ChildProcess>();
   const pendingRestarts = new Map<ChildName, NodeJS.Timeout>();
   const records = new Map(CHILDREN.map((n) => [n, new CrashRecord(policy)]));
+  let setupArrived: (m: FirstRunSetupMessage) => void = () => {};
+  const firstRunSetup = new Promise<FirstRunSetupMessage>((r) => (setupArrived = r));
   let stopping = false;
 
   const stopAll = async (code: number) => {
@@ -97,14 +110,39 @@ export async function start(env: NodeJS.ProcessEnv) {
     stopping = true;
     for (const timer of pendingRestarts.values()) clearTimeout(timer);
     say("stopping Coffer…");
-    await Promise.all([...running].map(([name, c]) => stopChild(name, c, say)));
-    await db.stop();
+    await Promise.all(
+      [...running].map(async ([name, c]) => {
+        await stopChild(name, c, say);
+        say(`coffer ${name} stopped`);
+      }),
+    );
+    // A database still starting is waited for, so that it is stopped too.
+    const opened = db ?? (await opening.catch(() => null));
+    if (opened?.owned) {
+      await opened.stop();
+      say("the embedded PostgreSQL stopped");
+    }
+    say("Coffer stopped");
     process.exit(code);
   };
 
   const run = (name: ChildName) => {
     const startedAt = Date.now();
-    const child = spawn(process.execPath, [BIN, name], { env: childEnv, stdio: ["ignore", "inherit", "inherit"] });
+    const child = spawn(process.execPath, [BIN, name], {
+      env: childEnv,
+      // The IPC channel: the core's first-run link comes this way, and a child stops when it closes.
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      // A process group of its own: the terminal's Ctrl-C reaches the supervisor, which stops it in order.
+      detached: true,
+    });
+    if (name === "core") {
+      child.on("message", (m) => isFirstRunSetupMessage(m) && setupArrived(m));
+      const ready: DatabaseReadyMessage = { kind: "database-ready" };
+      void opening.then(
+        () => child.connected && child.send(ready),
+        () => undefined,
+      );
+    }
     running.set(name, child);
     let gone = false;
     const died = (cause: string) => {
@@ -144,8 +182,16 @@ export async function start(env: NodeJS.ProcessEnv) {
   };
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
+  // The terminal closed: the database, in a process group of its own, would not hear of it otherwise.
+  process.on("SIGHUP", () => void stopAll(0));
 
   for (const name of CHILDREN) run(name);
+  try {
+    db = await opening;
+  } catch (err) {
+    say(`the database did not start: ${(err as Error).message}`);
+    return stopAll(1);
+  }
   try {
     // Ready means the REST gateway reaches the core and the core reaches the database.
     await waitFor(`http://127.0.0.1:${restPort}/health/ready`, 30_000);
@@ -156,10 +202,11 @@ export async function start(env: NodeJS.ProcessEnv) {
   }
 
   const ready = ((Date.now() - began) / 1000).toFixed(1);
-  const setupUrl = await firstRunSetup(db.url, e.publicUrl).catch((err: Error) => {
-    say(`could not check for a first-run setup link: ${err.message}`);
-    return null;
-  });
+  // The core sends it before it listens, so it is here by now, unless that core died and another started.
+  const setup = await Promise.race([firstRunSetup, new Promise<null>((r) => setTimeout(() => r(null), 5_000).unref())]);
+  if (!setup || setup.error)
+    say(`could not check for a first-run setup link: ${setup?.error ?? "the core did not say"}`);
+  const setupUrl = setup?.url ?? null;
   process.stdout.write(
     [
       ``,

@@ -9,6 +9,9 @@ import { isIP } from "node:net";
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** json: one pino object per line, for machines; pretty: one short readable line, for a person at a terminal. */
+export const LOG_FORMATS = ["json", "pretty"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface CofferEnv {
   /** Unset: `coffer start` and the CLI run the embedded PostgreSQL. */
@@ -26,6 +29,8 @@ export interface CofferEnv {
   /** Where people reach the REST gateway (no trailing slash). */
   publicUrl: string;
   logLevel: LogLevel;
+  /** COFFER_LOG_FORMAT, else pretty when stdout is a terminal and json otherwise. */
+  logFormat: LogFormat;
   deviceCodeTtlSeconds: number;
   /** The deadline of a gateway's call to the core, unless a route or tool sets its own. */
   coreTimeoutMs: number;
@@ -307,8 +312,11 @@ export const DEFAULTS = {
   tellerConnectScriptUrl: "https://cdn.teller.io/connect/connect.js",
 } as const;
 
-/** Reads and checks every COFFER_* variable (and DATABASE_URL); throws EnvError naming the first bad one. */
-export function readEnv(env: Env = process.env): CofferEnv {
+/**
+ * Reads and checks every COFFER_* variable (and DATABASE_URL); throws EnvError naming the first bad one.
+ * `stdoutIsTty` picks the default log format.
+ */
+export function readEnv(env: Env = process.env, stdoutIsTty = process.stdout.isTTY === true): CofferEnv {
   const corePort = port(env, "COFFER_CORE_PORT", DEFAULTS.corePort);
   const restPort = port(env, "COFFER_REST_PORT", DEFAULTS.restPort);
   const publicUrl = httpUrl(env, "COFFER_PUBLIC_URL", `http://localhost:${restPort}`);
@@ -323,6 +331,7 @@ export function readEnv(env: Env = process.env): CofferEnv {
     coreUrl: httpUrl(env, "COFFER_CORE_URL", `http://127.0.0.1:${corePort}`),
     publicUrl,
     logLevel: oneOf(env, "COFFER_LOG_LEVEL", LOG_LEVELS, DEFAULTS.logLevel),
+    logFormat: oneOf(env, "COFFER_LOG_FORMAT", LOG_FORMATS, stdoutIsTty ? "pretty" : "json"),
     deviceCodeTtlSeconds: integer(
       env,
       "COFFER_DEVICE_CODE_TTL_SECONDS",

@@ -1,13 +1,60 @@
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
 import { stdSerializers } from "pino";
+import { isProbe } from "./probes.js";
 
 /** Where log lines go instead of stdout: stderr for the MCP stdio server, a buffer in tests. */
 export interface LogStream {
   write(line: string): void;
 }
 
+/** A wall-clock time, HH:MM:SS, the way a person reads a terminal. */
+const clock = (at: Date) => at.toTimeString().slice(0, 8);
+
+/** One line for a person: the time, who says it (core, rest, mcp, coffer) and what happened. */
+export const prettyLine = (at: Date, who: string, text: string) => `${clock(at)} ${who.padEnd(6)} ${text}`;
+
+const LEVEL_NAMES: Record<number, string> = { 10: "TRACE ", 20: "DEBUG ", 40: "WARN ", 50: "ERROR ", 60: "FATAL " };
+
+interface LogObject {
+  time?: number;
+  level?: number;
+  service?: string;
+  msg?: string;
+  req?: { method?: string; url?: string };
+  res?: { statusCode?: number };
+  responseTime?: number;
+  err?: { message?: string };
+}
+
+/** A pino line (JSON) as one readable line: a request as `GET /path 200 (3 ms)`, an error with its message. */
+export function prettyText(o: LogObject): string {
+  const level = LEVEL_NAMES[o.level ?? 30] ?? "";
+  const request =
+    o.req?.method && o.res?.statusCode !== undefined
+      ? `${o.req.method} ${o.req.url} ${o.res.statusCode} (${Math.round(o.responseTime ?? 0)} ms)`
+      : "";
+  const what = request && o.msg === "request completed" ? request : [o.msg, request].filter(Boolean).join(" ");
+  return `${level}${what}${o.err?.message ? `: ${o.err.message}` : ""}`;
+}
+
+/** A log stream (for loggerOptions) that writes each pino line as a readable one (COFFER_LOG_FORMAT=pretty). */
+export function prettyLogStream(out: LogStream = process.stdout): LogStream {
+  return {
+    write(line: string) {
+      let o: LogObject;
+      try {
+        o = JSON.parse(line) as LogObject;
+      } catch {
+        return out.write(line);
+      }
+      out.write(`${prettyLine(new Date(o.time ?? Date.now()), o.service ?? "", prettyText(o))}\n`);
+    },
+  };
+}
+
 /**
- * Structured JSON logs (pino) for every process. Credentials travel only in
+ * Structured JSON logs (pino) for every process (prettyLogStream as the
+ * stream turns them into readable lines). Credentials travel only in
  * headers and bodies, neither of which is logged; the redact list is a second
  * line of defence in case a header ever is.
  */
@@ -68,16 +115,16 @@ export function withoutSqlValues(e: unknown, depth = 0): unknown {
   });
   return copy;
 }
+/** A one-time setup link's token travels in the URL (`/setup?token=…`): the logged URL leaves it out. */
+export const loggedUrl = (url: string) => url.replace(/([?&]token=)[^&#]*/gi, "$1[redacted]");
 
 /**
  * One log line per request, when it completes (method, URL, status, time and
  * the request id), instead of fastify's two ("incoming request" and
  * "request completed"): half the log volume, and a synchronous write less on
  * every call (about a quarter of a millisecond of CPU on the core here).
+ * Health probes are logged at debug, not info (see probes.ts).
  */
-/** A one-time setup link's token travels in the URL (`/setup?token=…`): the logged URL leaves it out. */
-export const loggedUrl = (url: string) => url.replace(/([?&]token=)[^&#]*/gi, "$1[redacted]");
-
 class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
 
@@ -89,6 +136,7 @@ class OneLinePerRequest extends LogController {
       responseTime: reply.elapsedTime,
     };
     if (error) reply.log.error({ ...line, err: error }, "request errored");
+    else if (isProbe(request.url)) reply.log.debug(line, "request completed");
     else reply.log.info(line, "request completed");
   }
 }

@@ -1,4 +1,4 @@
-import { readEnv } from "../common/env.js";
+import { readEnv, type LogFormat } from "../common/env.js";
 import { VERSION } from "../common/version.js";
 import type { ProviderSettings } from "./sync/registry.js";
 
@@ -12,6 +12,8 @@ export interface CoreConfig {
   /** Where people reach the REST gateway; used to build the device-code verification URL. */
   publicUrl: string;
   logLevel: string;
+  /** json unless set (tests build configs without it). */
+  logFormat?: LogFormat;
   /** statement_timeout of every database connection the core serves with (ms; 0: none). */
   statementTimeoutMs: number;
   /** 64 hex characters, or undefined: then provider credentials cannot be stored (ENCRYPTION_KEY_MISSING). */
@@ -37,6 +39,7 @@ export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreCon
     deviceCodeTtlSeconds: e.deviceCodeTtlSeconds,
     publicUrl: e.publicUrl,
     logLevel: e.logLevel,
+    logFormat: e.logFormat,
     statementTimeoutMs: e.statementTimeoutMs,
     encryptionKey: e.encryptionKey,
     syncIntervalSeconds: e.syncIntervalSeconds,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { ensureConsoleBuilt } from "../cli/console-build.js";
+import { ensureBuilt } from "../bin/build.js";
 import { canConnect, startEmbeddedPostgres, type Database } from "../cli/embedded-postgres.js";
 import { migrate, openOrm } from "../services/db/orm.js";
 import { leftoverProcesses } from "./helpers/leftover-processes.js";
@@ -26,9 +26,10 @@ const LOCAL_PG = "postgres://postgres@127.0.0.1:5432/postgres";
  * into a template database; each test file clones it (see helpers/db.ts).
  */
 export default async function setup(project: TestProject) {
-  // Once per run, before any test spawns `coffer start` (which would otherwise build it, inside a test's
-  // time limit): the browser tests drive the console built from the current sources.
-  await ensureConsoleBuilt();
+  // Once per run, before any test spawns a `coffer` process: each one runs dist/ when it is current (else the
+  // sources through tsx), and `coffer start` would otherwise build inside a test's time limit; the browser
+  // tests drive the console built from the current sources.
+  await ensureBuilt();
   let embedded: Database | null = null;
   let tmp: string | null = null;
   let adminUrl = process.env.DATABASE_URL ?? LOCAL_PG;

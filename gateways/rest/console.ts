@@ -1,13 +1,13 @@
 import { readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { CofferEnv } from "../../common/env.js";
+import { projectRoot } from "../../common/project-root.js";
 import { consoleCsp } from "./csp.js";
 
 /** Where `npm run build:web` writes the console (web/vite.config.ts's outDir). */
-export const DEFAULT_DIST_DIR = resolve(fileURLToPath(new URL("../../web/dist", import.meta.url)));
+export const DEFAULT_DIST_DIR = join(projectRoot(), "web", "dist");
 
 /** What the console reads from <meta name="coffer-config"> (web/src/app/config.ts): no inline script needed. */
 export interface ConsoleConfig {

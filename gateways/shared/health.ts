@@ -6,8 +6,7 @@ import { sendEnvelope } from "./http-app.js";
 /** How long /health/ready waits for the core: a probe must answer quickly, whatever the core does. */
 export const READY_TIMEOUT_MS = 1000;
 
-/** The probes every gateway serves, without a key. */
-export const PROBE_URLS = ["/health", "/health/live", "/health/ready"] as const;
+export { PROBE_URLS } from "../../common/probes.js";
 
 /**
  * /health and /health/live: this process answers. /health/ready: the core

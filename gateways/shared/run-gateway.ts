@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { readEnv, type CofferEnv, type TrustProxy } from "../../common/env.js";
+import { prettyLogStream, type LogStream } from "../../common/logging.js";
+import { stopWithSupervisor } from "../../common/supervision.js";
 import { VERSION } from "../../common/version.js";
 import { coreClients, coreTransport, type CoreClients } from "./core-client.js";
 import { awaitWrites } from "./write-deadline.js";
@@ -9,6 +11,8 @@ export interface GatewayOptions {
   core: CoreClients;
   version: string;
   logLevel: string;
+  /** Unset: JSON lines on stdout. */
+  logStream?: LogStream;
   guard: HostGuardConfig;
   trustProxy: TrustProxy;
   /** The settings the process was started with. */
@@ -42,14 +46,25 @@ export async function runGateway(
     allowedHosts: e.allowedHosts,
     allowedOrigins: e.mcpAllowedOrigins,
   };
-  const app = await build({ core, version: VERSION, logLevel: e.logLevel, guard, trustProxy: e.trustProxy, env: e });
+  const logStream = e.logFormat === "pretty" ? prettyLogStream() : undefined;
+  const app = await build({
+    core,
+    version: VERSION,
+    logLevel: e.logLevel,
+    logStream,
+    guard,
+    trustProxy: e.trustProxy,
+    env: e,
+  });
   logTo.log = app.log;
-  await app.listen({ port: portOf(e), host: e.host });
   const stop = async () => {
     await app.close();
     process.exit(0);
   };
+  // Before listen(): a signal as soon as the port answers still stops it cleanly.
   process.on("SIGTERM", () => void stop());
   process.on("SIGINT", () => void stop());
+  stopWithSupervisor(() => void stop());
+  await app.listen({ port: portOf(e), host: e.host });
   return app;
 }

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildState } from "../../cli/console-build.js";
+import { buildState } from "../../bin/build.js";
 import { cofferEnv, freePort, killAll, spawnCoffer, waitForOk, type CofferProcess } from "../helpers/processes.js";
 
 // The REST gateway as a process, configured through its environment: the console's settings reach the
 // page (meta tag and CSP) and the OpenAPI document is served. Whether web/dist is built depends on the
-// tree: the test setup builds it whenever web/ has sources (cli/console-build.ts).
+// tree: the test setup builds it whenever web/ has sources (bin/build.js).
 let rest: string;
 const procs: CofferProcess[] = [];
 const FAKE_PLAID = "http://127.0.0.1:4999/fake/link-initialize.js";

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildState, ensureConsoleBuilt } from "../../cli/console-build.js";
+import { buildState, ensureConsoleBuilt } from "../../bin/build.js";
 
 /** A console's sources as web/ lays them out, small enough to build in a moment with the real vite. */
 let web: string;

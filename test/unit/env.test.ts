@@ -6,7 +6,7 @@ import { readEnv } from "../../common/env.js";
 
 describe("readEnv: the one reader of Coffer's environment", () => {
   it("has the documented defaults", () => {
-    expect(readEnv({})).toEqual({
+    expect(readEnv({}, false)).toEqual({
       databaseUrl: undefined,
       dataDir: ".coffer",
       embeddedPgPort: 54329,
@@ -17,6 +17,7 @@ describe("readEnv: the one reader of Coffer's environment", () => {
       coreUrl: "http://127.0.0.1:7100",
       publicUrl: "http://localhost:8080",
       logLevel: "info",
+      logFormat: "json",
       deviceCodeTtlSeconds: 600,
       coreTimeoutMs: 10000,
       coreWriteTimeoutMs: 300_000,
@@ -36,6 +37,14 @@ describe("readEnv: the one reader of Coffer's environment", () => {
       plaidLinkScriptUrl: "https://cdn.plaid.com/link/v2/stable/link-initialize.js",
       tellerConnectScriptUrl: "https://cdn.teller.io/connect/connect.js",
     });
+  });
+
+  it("logs readable lines to a terminal and JSON anywhere else, unless COFFER_LOG_FORMAT says", () => {
+    expect(readEnv({}, true).logFormat).toBe("pretty");
+    expect(readEnv({}, false).logFormat).toBe("json");
+    expect(readEnv({ COFFER_LOG_FORMAT: "json" }, true).logFormat).toBe("json");
+    expect(readEnv({ COFFER_LOG_FORMAT: "pretty" }, false).logFormat).toBe("pretty");
+    expect(() => readEnv({ COFFER_LOG_FORMAT: "yaml" })).toThrow(/COFFER_LOG_FORMAT must be one of json, pretty/);
   });
 
   it("takes the widgets' script URLs, http(s) only", () => {

@@ -1,4 +1,4 @@
-import { Configuration, PlaidApi, Products, type CountryCode, type LinkTokenCreateRequest } from "plaid";
+import type { CountryCode, LinkTokenCreateRequest, PlaidApi, Products } from "plaid";
 import {
   ProviderError,
   type Credentials,
@@ -56,23 +56,31 @@ function body(data: unknown, what: string): Json {
 
 export class PlaidProvider implements Provider {
   readonly name = "plaid" as const;
-  private readonly api: PlaidApi;
+  private client: Promise<PlaidApi> | null = null;
   private readonly webhooks: PlaidWebhookVerifier;
 
   constructor(private readonly options: PlaidOptions) {
     if (!options.clientId || !options.secret) {
       throw new ProviderError("misconfigured", "PROVIDER_MISCONFIGURED", "Plaid needs a client id and a secret");
     }
-    this.api = new PlaidApi(
-      new Configuration({
-        basePath: plaidBaseUrl(options),
-        baseOptions: {
-          timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-          headers: { "PLAID-CLIENT-ID": options.clientId, "PLAID-SECRET": options.secret },
-        },
-      }),
-    );
     this.webhooks = new PlaidWebhookVerifier((kid) => this.fetchWebhookKey(kid));
+  }
+
+  /** Plaid's SDK (with axios) is loaded at the first call, not on every start of the core. */
+  private api(): Promise<PlaidApi> {
+    this.client ??= import("plaid").then(
+      ({ Configuration, PlaidApi }) =>
+        new PlaidApi(
+          new Configuration({
+            basePath: plaidBaseUrl(this.options),
+            baseOptions: {
+              timeout: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+              headers: { "PLAID-CLIENT-ID": this.options.clientId, "PLAID-SECRET": this.options.secret },
+            },
+          }),
+        ),
+    );
+    return this.client;
   }
 
   info(): ProviderInfo {
@@ -92,11 +100,11 @@ export class PlaidProvider implements Provider {
       request.access_token = accessToken(input.update);
       request.update = { account_selection_enabled: true };
     } else {
-      request.products = [Products.Transactions];
+      request.products = ["transactions" as Products];
       request.transactions = { days_requested: this.options.daysRequested ?? 730 };
       if (this.options.webhookUrl) request.webhook = this.options.webhookUrl;
     }
-    const data = body(await this.call(() => this.api.linkTokenCreate(request)), "/link/token/create");
+    const data = body(await this.call(async () => (await this.api()).linkTokenCreate(request)), "/link/token/create");
     const expiration = typeof data.expiration === "string" ? new Date(data.expiration) : null;
     if (typeof data.link_token !== "string" || !expiration || Number.isNaN(expiration.getTime())) {
       throw malformed("/link/token/create");
@@ -108,7 +116,7 @@ export class PlaidProvider implements Provider {
     const publicToken = typeof input.public_token === "string" ? input.public_token.trim() : "";
     if (!publicToken) throw new ProviderError("invalid_input", "INVALID_CREDENTIALS", "public_token is required");
     const exchanged = body(
-      await this.call(() => this.api.itemPublicTokenExchange({ public_token: publicToken })),
+      await this.call(async () => (await this.api()).itemPublicTokenExchange({ public_token: publicToken })),
       "/item/public_token/exchange",
     );
     if (typeof exchanged.access_token !== "string" || typeof exchanged.item_id !== "string") {
@@ -122,7 +130,10 @@ export class PlaidProvider implements Provider {
       credentials,
     };
     try {
-      const got = body(await this.api.accountsGet({ access_token: credentials.access_token }).then((r) => r.data), "");
+      const got = body(
+        await (await this.api()).accountsGet({ access_token: credentials.access_token }).then((r) => r.data),
+        "",
+      );
       const item = isObject(got.item) ? got.item : {};
       enrollment.institutionId = typeof item.institution_id === "string" ? item.institution_id : null;
       enrollment.institutionName = typeof item.institution_name === "string" ? item.institution_name : null;
@@ -135,7 +146,10 @@ export class PlaidProvider implements Provider {
 
   async accounts(credentials: Credentials): Promise<ProviderAccount[]> {
     const token = accessToken(credentials);
-    const data = body(await this.call(() => this.api.accountsGet({ access_token: token })), "/accounts/get");
+    const data = body(
+      await this.call(async () => (await this.api()).accountsGet({ access_token: token })),
+      "/accounts/get",
+    );
     if (!Array.isArray(data.accounts)) throw malformed("/accounts/get");
     const accounts: ProviderAccount[] = [];
     for (const raw of data.accounts) {
@@ -181,7 +195,7 @@ export class PlaidProvider implements Provider {
     for (let page = 1; ; page++) {
       const request = { access_token: token, count: SYNC_PAGE_SIZE, ...(next ? { cursor: next } : {}) };
       // Not this.call(): the caller must see the raw error to tell a mutation from any other failure.
-      const data = body((await this.api.transactionsSync(request)).data, "/transactions/sync");
+      const data = body((await (await this.api()).transactionsSync(request)).data, "/transactions/sync");
       const { added, modified, removed } = data;
       if (
         !Array.isArray(added) ||
@@ -227,7 +241,7 @@ export class PlaidProvider implements Provider {
   async remove(credentials: Credentials): Promise<void> {
     const token = accessToken(credentials);
     try {
-      await this.api.itemRemove({ access_token: token });
+      await (await this.api()).itemRemove({ access_token: token });
     } catch (err) {
       const failure = toProviderError(err);
       if (failure.failure !== "revoked") throw failure; // an Item already gone is removed
@@ -241,7 +255,7 @@ export class PlaidProvider implements Provider {
   private async fetchWebhookKey(kid: string) {
     try {
       const data = body(
-        (await this.api.webhookVerificationKeyGet({ key_id: kid })).data,
+        (await (await this.api()).webhookVerificationKeyGet({ key_id: kid })).data,
         "/webhook_verification_key/get",
       );
       const key = data.key;
