@@ -15,6 +15,7 @@ import { displayPrefix, generateApiKey, hashSecret, looksLikeApiKey } from "./ke
 import { findByIdOrShortId } from "../ids/find.js";
 import { iso, query } from "../db/sql.js";
 import { parseText } from "../shared/validate.js";
+import { nowOf } from "../clock.js";
 
 interface KeyRow {
   id: string;
@@ -97,7 +98,7 @@ export async function insertApiKey(em: Em, input: NewKeyInput): Promise<{ key: A
       userId: input.userId ?? null,
       keyHash: hashSecret(plaintext),
       keyPrefix: displayPrefix(plaintext),
-      createdAt: new Date(),
+      createdAt: nowOf(em),
       lastUsedAt: null,
       revokedAt: null,
     }),
@@ -162,7 +163,7 @@ export async function revokeApiKey(em: Em, rawId: string): Promise<ApiKeyView> {
   const key = await findByIdOrShortId(em, ApiKeyEntity, rawId);
   if (!key) throw notFound("API key");
   if (!key.revokedAt) {
-    await em.nativeUpdate(ApiKeyEntity, { id: key.id, revokedAt: null }, { revokedAt: new Date() });
+    await em.nativeUpdate(ApiKeyEntity, { id: key.id, revokedAt: null }, { revokedAt: nowOf(em) });
   }
   return loadApiKey(em, key.id);
 }

@@ -25,8 +25,8 @@ export async function purgeWebhookEvents(em: Em, retention = WEBHOOK_RETENTION):
   return rows[0].n;
 }
 
-export const purgeWebhookEventsTask = (fork: () => Em, everyMs = 3_600_000): PeriodicTask => ({
+export const purgeWebhookEventsTask: PeriodicTask = {
+  queue: "coffer-purge-webhook-events",
   name: "purge webhook events",
-  everyMs,
-  run: () => purgeWebhookEvents(fork()),
-});
+  run: (em) => purgeWebhookEvents(em),
+};

@@ -59,7 +59,7 @@ export class PlaidWebhookVerifier {
 
   constructor(
     private readonly fetchKey: KeyFetcher,
-    private readonly now: () => Date = () => new Date(),
+    private readonly now: () => Date,
   ) {}
 
   async verify(headers: Record<string, string | undefined>, rawBody: Buffer): Promise<WebhookEvent> {
