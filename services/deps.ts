@@ -8,7 +8,7 @@ import type { SyncRuntime } from "./sync/runtime.js";
 export interface CoreDeps {
   orm: Orm;
   config: CoreConfig;
-  /** "Now" for every decision the core makes in code; domain modules reach it through their entity manager (clockOf). */
+  /** "Now" for every decision the core makes in code; domain modules reach it through their entity manager. */
   clock: Clock;
   /** Fully-qualified names of the services the core serves (for the health service). */
   serviceNames: Set<string>;
