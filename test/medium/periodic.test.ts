@@ -3,6 +3,7 @@ import PgBoss from "pg-boss";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { JOB_SCHEMA } from "../../services/db/job-queue-schema.js";
 import { closeOrm, openOrm, type Orm } from "../../services/db/orm.js";
+import { query } from "../../services/db/sql.js";
 import { startPeriodicTasks, type PeriodicTask, type RunningTasks } from "../../services/periodic.js";
 import { PERIODIC_TASKS } from "../../services/periodic-tasks.js";
 import { SCHEDULE, type ScheduledQueue } from "../../services/schedule.js";
@@ -25,7 +26,16 @@ const recordingLog = () => {
 };
 
 async function newBoss(schedule: boolean): Promise<PgBoss> {
-  const boss = new PgBoss({ connectionString: url, schema: JOB_SCHEMA, migrate: false, schedule, max: 2 });
+  const boss = new PgBoss({
+    connectionString: url,
+    schema: JOB_SCHEMA,
+    migrate: false,
+    schedule,
+    max: 2,
+    // pg-boss's clock checks the schedules every second here (30 s by default).
+    cronMonitorIntervalSeconds: 1,
+    cronWorkerIntervalSeconds: 1,
+  });
   await boss.start();
   bosses.push(boss);
   return boss;
@@ -65,6 +75,8 @@ beforeAll(async () => {
 afterEach(async () => {
   for (const r of running.splice(0)) await r.stop();
   for (const b of bosses.splice(0)) await b.stop({ graceful: false, wait: true });
+  // And no job a test left (or pg-boss's clock queued at a minute's turn) waits for the next one.
+  await query(orm.em.fork(), `delete from pgboss.job where name in (?, '__pgboss__send-it')`, [QUEUE]);
 });
 
 afterAll(async () => {
@@ -93,6 +105,24 @@ describe("the periodic tasks", () => {
 });
 
 describe("startPeriodicTasks", () => {
+  it("on a core that keeps the schedule, runs the every-minute task by itself", async () => {
+    let runs = 0;
+    const boss = await newBoss(true);
+    await start(boss, [task(async () => ++runs)], recordingLog().log, true);
+    // The witness: a job of the task's queue, which pg-boss's clock queued, finished by a worker.
+    const job = await waitFor(async () => {
+      const rows = await query<{ state: string; output: unknown }>(
+        orm.em.fork(),
+        `select state::text as state, output from pgboss.job where name = ? and state = 'completed'`,
+        [QUEUE],
+      );
+      return rows[0];
+    }, "a scheduled run");
+    expect(job).toEqual({ state: "completed", output: { result: 1 } });
+    expect(runs).toBe(1);
+    await boss.unschedule(QUEUE);
+  });
+
   it("runs a queued run once across two cores, and keeps what it returned", async () => {
     let runs = 0;
     const count = task(async () => ++runs);
