@@ -1,5 +1,6 @@
 import type PgBoss from "pg-boss";
 import type { FastifyBaseLogger } from "fastify";
+import type { CoreConfig } from "./config.js";
 import type { Em } from "./db/orm.js";
 import { SCHEDULE, type ScheduledQueue } from "./schedule.js";
 
@@ -9,8 +10,8 @@ export interface PeriodicTask {
   queue: ScheduledQueue;
   /** What it does, for the log. */
   name: string;
-  /** One run; what it returns is kept as the job's output (a count, say). */
-  run(em: Em): Promise<unknown>;
+  /** One run (with the core's settings, e.g. a retention); what it returns is kept as the job's output. */
+  run(em: Em, config: CoreConfig): Promise<unknown>;
 }
 
 export interface RunningTasks {
@@ -29,7 +30,13 @@ export interface RunningTasks {
 export async function startPeriodicTasks(
   boss: PgBoss,
   tasks: PeriodicTask[],
-  opts: { fork: () => Em; log: FastifyBaseLogger; schedule: boolean; pollingIntervalSeconds?: number },
+  opts: {
+    fork: () => Em;
+    config: CoreConfig;
+    log: FastifyBaseLogger;
+    schedule: boolean;
+    pollingIntervalSeconds?: number;
+  },
 ): Promise<RunningTasks> {
   const inFlight = new Set<Promise<unknown>>();
   const workers = new Map<ScheduledQueue, string>();
@@ -39,7 +46,7 @@ export async function startPeriodicTasks(
       task.queue,
       { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize: 1 },
       async () => {
-        const run = task.run(opts.fork()).catch((err: unknown) => {
+        const run = task.run(opts.fork(), opts.config).catch((err: unknown) => {
           opts.log.warn({ err, task: task.name }, "periodic task failed");
           throw err;
         });

@@ -92,6 +92,7 @@ export async function buildCoreServer(
   app.addHook("onListen", async () => {
     running = await startPeriodicTasks(deps.sync.scheduler.jobQueue, opts.periodicTasks ?? PERIODIC_TASKS, {
       fork: () => orm.em.fork(),
+      config,
       log: app.log,
       schedule: deps.sync.scheduler.keepsSchedule,
     });

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import PgBoss from "pg-boss";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { coreConfigFromEnv } from "../../services/config.js";
 import { JOB_SCHEMA } from "../../services/db/job-queue-schema.js";
 import { closeOrm, openOrm, type Orm } from "../../services/db/orm.js";
 import { query } from "../../services/db/sql.js";
@@ -44,6 +45,7 @@ async function newBoss(schedule: boolean): Promise<PgBoss> {
 async function start(boss: PgBoss, tasks: PeriodicTask[], log = recordingLog().log, schedule = false) {
   const r = await startPeriodicTasks(boss, tasks, {
     fork: () => orm.em.fork(),
+    config: coreConfigFromEnv({ DATABASE_URL: url }),
     log,
     schedule,
     pollingIntervalSeconds: 0.5,
