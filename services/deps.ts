@@ -1,3 +1,4 @@
+import type { Clock } from "./clock.js";
 import type { CoreConfig } from "./config.js";
 import type { Orm } from "./db/orm.js";
 import type { CursorKeyring } from "./pagination/cursor-keys.js";
@@ -7,6 +8,8 @@ import type { SyncRuntime } from "./sync/runtime.js";
 export interface CoreDeps {
   orm: Orm;
   config: CoreConfig;
+  /** "Now" for every decision the core makes in code; domain modules reach it through their entity manager. */
+  clock: Clock;
   /** Fully-qualified names of the services the core serves (for the health service). */
   serviceNames: Set<string>;
   /** The keys cursors are signed with, cached for this process. */

@@ -1,45 +1,75 @@
+import type PgBoss from "pg-boss";
 import type { FastifyBaseLogger } from "fastify";
+import type { CoreConfig } from "./config.js";
+import type { Em } from "./db/orm.js";
+import { SCHEDULE, type ScheduledQueue } from "./schedule.js";
 
 /** Work the core does by itself on a clock, apart from any request. */
 export interface PeriodicTask {
+  /** Its pg-boss queue, which services/schedule.ts gives a cron schedule. */
+  queue: ScheduledQueue;
+  /** What it does, for the log. */
   name: string;
-  everyMs: number;
-  run(): Promise<unknown>;
+  /** One run (with the core's settings, e.g. a retention); what it returns is kept as the job's output. */
+  run(em: Em, config: CoreConfig): Promise<unknown>;
 }
 
 export interface RunningTasks {
-  /** Stops the clocks and waits for runs in progress to end. */
+  /** Queues a run now, outside the schedule (tests; an operator); the job's id, or null if one is already waiting. */
+  runNow(queue: ScheduledQueue): Promise<string | null>;
+  /** Stops taking jobs and waits for runs in progress to end. */
   stop(): Promise<void>;
 }
 
 /**
- * Runs each task every `everyMs` (first run one period after start), one run
- * at a time per task. A failing run is logged and the next one happens as
- * planned. Timers are unref'd: they never keep a process alive.
+ * Puts each task's schedule into pg-boss (when this core keeps the schedule)
+ * and works its queue. The queues' policy ("stately") lets one run be active
+ * and one wait, so runs of a task never overlap across cores; a failing run is
+ * logged, fails its job, and the next one happens as scheduled.
  */
-export function startPeriodicTasks(tasks: PeriodicTask[], log: FastifyBaseLogger): RunningTasks {
+export async function startPeriodicTasks(
+  boss: PgBoss,
+  tasks: PeriodicTask[],
+  opts: {
+    fork: () => Em;
+    config: CoreConfig;
+    log: FastifyBaseLogger;
+    schedule: boolean;
+    pollingIntervalSeconds?: number;
+  },
+): Promise<RunningTasks> {
   const inFlight = new Set<Promise<unknown>>();
-  const timers = tasks.map((task) => {
-    let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      const run = task
-        .run()
-        .catch((err: unknown) => log.warn({ err, task: task.name }, "periodic task failed"))
-        .finally(() => {
-          running = false;
-          inFlight.delete(run);
+  const workers = new Map<ScheduledQueue, string>();
+  for (const task of tasks) {
+    if (opts.schedule) await boss.schedule(task.queue, SCHEDULE[task.queue], {}, { retryLimit: 0 });
+    const id = await boss.work(
+      task.queue,
+      { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize: 1 },
+      async () => {
+        const run = task.run(opts.fork(), opts.config).catch((err: unknown) => {
+          opts.log.warn({ err, task: task.name }, "periodic task failed");
+          throw err;
         });
-      inFlight.add(run);
-    }, task.everyMs);
-    timer.unref();
-    return timer;
-  });
+        inFlight.add(run);
+        try {
+          return { result: await run };
+        } finally {
+          inFlight.delete(run);
+        }
+      },
+    );
+    workers.set(task.queue, id);
+  }
   return {
+    async runNow(queue) {
+      const id = await boss.send(queue, {}, { retryLimit: 0 });
+      const worker = workers.get(queue);
+      if (worker) boss.notifyWorker(worker);
+      return id;
+    },
     async stop() {
-      for (const t of timers) clearInterval(t);
-      await Promise.all([...inFlight]);
+      for (const queue of workers.keys()) await boss.offWork(queue);
+      await Promise.allSettled([...inFlight]);
     },
   };
 }

@@ -8,13 +8,11 @@ import type { Orm } from "./db/orm.js";
 import type { CoreDeps } from "./deps.js";
 import { authInterceptor } from "./interceptors/auth.js";
 import { errorInterceptor } from "./interceptors/errors.js";
-import { purgeVersionsTask } from "./ledger/transactions/versions.js";
+import { bindClock, systemClock, type Clock } from "./clock.js";
 import { startPeriodicTasks, type PeriodicTask, type RunningTasks } from "./periodic.js";
-import { seriesDetectionTask } from "./series/detection.js";
+import { PERIODIC_TASKS } from "./periodic-tasks.js";
 import { routes } from "./routes.js";
-import { CursorKeyring, rotateCursorKeyTask } from "./pagination/cursor-keys.js";
-import { purgeSyncLogsTask, purgeWebhookEventsTask } from "./sync/retention.js";
-import { purgeLoginLeftoversTask } from "./auth/login-retention.js";
+import { CursorKeyring } from "./pagination/cursor-keys.js";
 import { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from "./sync/runtime.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
 
@@ -26,8 +24,8 @@ const JSON_OPTIONS = { ignoreUnknownFields: false, textDecoder: new TextDecoder(
 
 /**
  * Builds the core server (h2c: Connect, gRPC and gRPC-Web) without listening.
- * The sync scheduler (pg-boss) starts when it gets ready, its periodic tasks
- * when it listens; both stop when it closes.
+ * The job queue (pg-boss: syncs) starts when it gets ready, the periodic tasks
+ * on it when it listens; both stop when it closes.
  */
 export async function buildCoreServer(
   orm: Orm,
@@ -36,8 +34,11 @@ export async function buildCoreServer(
     logger?: boolean;
     /** Where log lines go instead of stdout (tests read them). */
     logStream?: { write(line: string): void };
+    /** The periodic tasks this core works (default all of them). */
     periodicTasks?: PeriodicTask[];
     sync?: SyncRuntimeOptions;
+    /** "Now" for the core's decisions (default the system clock; tests set their own). */
+    clock?: Clock;
   } = {},
 ) {
   const app = fastify({
@@ -51,12 +52,15 @@ export async function buildCoreServer(
     logController: requestLogController(),
     requestIdHeader: "x-request-id",
   });
+  const clock = opts.clock ?? systemClock;
+  bindClock(orm, clock);
   const deps: CoreDeps = {
     orm,
     config,
+    clock,
     serviceNames: new Set(),
     cursorKeys: new CursorKeyring(),
-    sync: createSyncRuntime(orm, config, app.log, opts.sync),
+    sync: createSyncRuntime(orm, config, app.log, { clock, ...opts.sync }),
   };
   const probe = createConnectRouter();
   routes(deps)(probe);
@@ -80,31 +84,37 @@ export async function buildCoreServer(
     shutdownTimeoutMs: 10_000,
   });
 
-  const tasks = opts.periodicTasks ?? [
-    purgeVersionsTask(() => orm.em.fork()),
-    rotateCursorKeyTask(() => orm.em.fork()),
-    seriesDetectionTask(() => orm.em.fork()),
-    purgeWebhookEventsTask(() => orm.em.fork()),
-    purgeSyncLogsTask(() => orm.em.fork(), config.syncLogRetentionDays),
-    purgeLoginLeftoversTask(() => orm.em.fork()),
-  ];
   let running: RunningTasks | null = null;
   // Before listening: a core whose job queue cannot start (e.g. its schema is missing) must not serve.
   app.addHook("onReady", async () => {
     await deps.sync.scheduler.start();
   });
   app.addHook("onListen", async () => {
-    running = startPeriodicTasks(tasks, app.log);
+    running = await startPeriodicTasks(deps.sync.scheduler.jobQueue, opts.periodicTasks ?? PERIODIC_TASKS, {
+      fork: () => orm.em.fork(),
+      config,
+      log: app.log,
+      schedule: deps.sync.scheduler.keepsSchedule,
+    });
+    periodic.set(app, running);
   });
   app.addHook("onClose", async () => {
-    await deps.sync.scheduler.stop();
     await running?.stop();
+    await deps.sync.scheduler.stop();
   });
   runtimes.set(app, deps.sync);
   return app;
 }
 
 const runtimes = new WeakMap<object, SyncRuntime>();
+const periodic = new WeakMap<object, RunningTasks>();
+
+/** The periodic tasks of a listening core built by buildCoreServer (tests run one now through it). */
+export function periodicTasksOf(app: object): RunningTasks {
+  const running = periodic.get(app);
+  if (!running) throw new Error("not a listening core built by buildCoreServer");
+  return running;
+}
 
 /** The sync runtime of a core built by buildCoreServer (tests and the CLI reach its engine and scheduler here). */
 export function syncRuntimeOf(app: object): SyncRuntime {

@@ -28,7 +28,7 @@ async function main() {
     await migrate(orm);
     const [{ n }] = await query<{ n: string }>(orm.em.fork(), `select count(*)::text as n from transactions`);
     if (Number(n) === 0) throw new Error(`${dbNameOf(url)} has no transactions: run npm run bench:generate first`);
-    const today = todayUtc();
+    const today = todayUtc(new Date());
     console.log(`${dbNameOf(url)}: ${n} transactions; ${cpus().length} CPUs, load ${loadavg()[0].toFixed(2)}`);
     // The dry runs first, alone in the process, so the peak memory is theirs.
     const dryRuns: number[] = [];

@@ -16,6 +16,7 @@ import { findByIdOrShortId } from "../ids/find.js";
 import { iso, query } from "../db/sql.js";
 import { parseText } from "../shared/validate.js";
 import { MISSING_CREDENTIALS_MESSAGE } from "../../common/credentials.js";
+import { nowOf } from "../clock.js";
 
 interface KeyRow {
   id: string;
@@ -98,7 +99,7 @@ export async function insertApiKey(em: Em, input: NewKeyInput): Promise<{ key: A
       userId: input.userId ?? null,
       keyHash: hashSecret(plaintext),
       keyPrefix: displayPrefix(plaintext),
-      createdAt: new Date(),
+      createdAt: nowOf(em),
       lastUsedAt: null,
       revokedAt: null,
     }),
@@ -163,7 +164,7 @@ export async function revokeApiKey(em: Em, rawId: string): Promise<ApiKeyView> {
   const key = await findByIdOrShortId(em, ApiKeyEntity, rawId);
   if (!key) throw notFound("API key");
   if (!key.revokedAt) {
-    await em.nativeUpdate(ApiKeyEntity, { id: key.id, revokedAt: null }, { revokedAt: new Date() });
+    await em.nativeUpdate(ApiKeyEntity, { id: key.id, revokedAt: null }, { revokedAt: nowOf(em) });
   }
   return loadApiKey(em, key.id);
 }

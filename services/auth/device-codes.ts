@@ -7,6 +7,7 @@ import { CofferError, validation } from "../errors/coffer-error.js";
 import { newShortId } from "../ids/short-id.js";
 import { hashSecret } from "./key-hash.js";
 import { insertApiKey, parseKeyName, parseScope } from "./api-keys.js";
+import { nowOf } from "../clock.js";
 
 /** Consonants only, without look-alikes, so a code read aloud or off a screen survives. */
 const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
@@ -33,7 +34,7 @@ export function normalizeUserCode(raw: string): string | null {
 export async function createDeviceCode(em: Em, config: DeviceCodeConfig, requestedName?: string) {
   const name = requestedName?.trim() ? parseKeyName(requestedName) : null;
   const deviceCode = randomBytes(32).toString("base64url");
-  const now = new Date();
+  const now = nowOf(em);
   for (let attempt = 1; ; attempt++) {
     const userCode = newUserCode();
     try {
@@ -65,7 +66,7 @@ export async function createDeviceCode(em: Em, config: DeviceCodeConfig, request
   }
 }
 
-const isExpired = (row: DeviceCode, now = new Date()) => row.expiresAt.getTime() <= now.getTime();
+const isExpired = (row: DeviceCode, now: Date) => row.expiresAt.getTime() <= now.getTime();
 
 export type PollResult = { status: "authorization_pending" } | { status: "approved"; token?: string };
 
@@ -81,7 +82,7 @@ export async function pollDeviceCode(em: Em, deviceCode: string): Promise<PollRe
   if (!row) throw new CofferError("INVALID_DEVICE_CODE", "Unknown device code");
   if (row.status === "denied") throw new CofferError("DENIED", "The operator denied this device code");
   if (row.status === "approved" && row.apiKeyId) return { status: "approved" };
-  if (isExpired(row)) throw new CofferError("EXPIRED", "The device code has expired; request a new one");
+  if (isExpired(row, nowOf(em))) throw new CofferError("EXPIRED", "The device code has expired; request a new one");
   if (row.status === "pending") return { status: "authorization_pending" };
 
   return em
@@ -123,7 +124,7 @@ async function decide(
   const row = userCode ? await em.findOne(DeviceCodeEntity, { userCode }) : null;
   if (!row) throw new CofferError("INVALID_DEVICE_CODE", "Unknown user code");
   if (row.status !== "pending") throw new CofferError("CONFLICT", `This code was already ${row.status}`);
-  if (isExpired(row)) throw new CofferError("EXPIRED", "The device code has expired");
+  if (isExpired(row, nowOf(em))) throw new CofferError("EXPIRED", "The device code has expired");
   const name = change.status === "approved" ? (change.name ?? row.requestedName ?? `device ${row.userCode}`) : null;
   const updated = await em.nativeUpdate(
     DeviceCodeEntity,
@@ -132,7 +133,7 @@ async function decide(
       status: change.status,
       scope: change.scope,
       name,
-      decidedAt: new Date(),
+      decidedAt: nowOf(em),
       decidedByKeyId: principal.kind === "key" ? principal.keyId : null,
     },
   );

@@ -23,8 +23,8 @@ export async function purgeLoginLeftovers(em: Em): Promise<number> {
   return row.n;
 }
 
-export const purgeLoginLeftoversTask = (fork: () => Em, everyMs = 3_600_000): PeriodicTask => ({
+export const purgeLoginLeftoversTask: PeriodicTask = {
+  queue: "coffer-purge-login-leftovers",
   name: "purge ended sessions and spent setup links",
-  everyMs,
-  run: () => purgeLoginLeftovers(fork()),
-});
+  run: (em) => purgeLoginLeftovers(em),
+};

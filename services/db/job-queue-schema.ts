@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import PgBoss from "pg-boss";
 import type pg from "pg";
+import { SCHEDULED_QUEUES } from "../schedule.js";
 
 /** The PostgreSQL schema pg-boss keeps its queues, jobs and cron schedules in. */
 export const JOB_SCHEMA = "pgboss";
@@ -17,10 +18,12 @@ const CRON_QUEUE = "__pgboss__send-it";
  * partition; two cores creating one at once can deadlock, so queues are made
  * here, under the migration lock, and never by a starting core.
  */
-const QUEUES: { name: string; policy: "standard" | "short" }[] = [
+const QUEUES: { name: string; policy: "standard" | "short" | "stately" }[] = [
   { name: SYNC_QUEUE, policy: "short" },
   { name: DUE_QUEUE, policy: "short" },
   { name: CRON_QUEUE, policy: "standard" },
+  // The periodic tasks: one run active and one waiting at most, so runs never overlap.
+  ...SCHEDULED_QUEUES.map((name) => ({ name, policy: "stately" as const })),
 ];
 
 /**

@@ -128,8 +128,8 @@ export async function rotateCursorKey(em: Em, rotateAfterSeconds = ROTATE_AFTER_
 }
 
 /** The rotation as the core's periodic task. */
-export const rotateCursorKeyTask = (fork: () => Em, everyMs = 3_600_000): PeriodicTask => ({
+export const rotateCursorKeyTask: PeriodicTask = {
+  queue: "coffer-rotate-cursor-key",
   name: "rotate cursor key",
-  everyMs,
-  run: () => rotateCursorKey(fork()),
-});
+  run: (em) => rotateCursorKey(em),
+};

@@ -68,8 +68,8 @@ export interface DecodeExpectations {
   maxAgeSeconds: number;
   /** The secret of a key generation that still verifies cursors, or undefined. */
   secretFor(generation: number): Promise<Uint8Array | undefined>;
-  /** Unix seconds; defaults to the clock. */
-  now?: number;
+  /** Unix seconds by the core's clock. */
+  now: number;
 }
 
 const isStr = (x: unknown, max: number): x is string => typeof x === "string" && x.length <= max;
@@ -115,7 +115,7 @@ export async function decodeCursor(raw: string, expect: DecodeExpectations): Pro
   if (f !== expect.filterHash) {
     throw invalidCursor("cursor was issued for different filters or sort; keep them identical across pages");
   }
-  const now = expect.now ?? Math.floor(Date.now() / 1000);
+  const now = expect.now;
   // A little slack for clocks of different processes; a cursor from the far future is not ours.
   if (fields.t > now + 300) throw invalidCursor("cursor is malformed");
   if (now - fields.t > expect.maxAgeSeconds) throw invalidCursor("cursor has expired");

@@ -4,6 +4,7 @@ import { query } from "../db/sql.js";
 import { decodeCursor, encodeCursor, filterHash, invalidCursor } from "./cursor.js";
 import type { CursorKeyring } from "./cursor-keys.js";
 import { parseLimit } from "./limit.js";
+import { clockOf, epochSeconds } from "../clock.js";
 
 /** How long a cursor of a time-ordered list stays valid. */
 export const TIME_CURSOR_MAX_AGE_SECONDS = 24 * 3600;
@@ -38,12 +39,13 @@ export async function timePage(
   const hash = filterHash(req.filters);
   let keyset = "";
   const params = [...req.params];
-  let issuedAt = Math.floor(Date.now() / 1000);
+  let issuedAt = epochSeconds(clockOf(em));
   if (req.cursor.trim() !== "") {
     const c = await decodeCursor(req.cursor.trim(), {
       filterHash: hash,
       maxAgeSeconds: TIME_CURSOR_MAX_AGE_SECONDS,
       secretFor: (generation) => keys.secretFor(em, generation),
+      now: epochSeconds(clockOf(em)),
     });
     if (!POSITION.test(c.d) || !UUID.test(c.i)) throw invalidCursor("cursor is malformed");
     const anchor = await query(em, `select 1 from ${req.table} where id = ?::uuid`, [c.i]);

@@ -10,6 +10,7 @@ import { parseLimit } from "../pagination/limit.js";
 import { isSlug } from "../shared/validate.js";
 import { loadReferenceMaps } from "./references.js";
 import { parseTrigger, presentRule, RULE_COLUMNS, type RuleRow, type RuleView } from "./rules.js";
+import { clockOf, epochSeconds } from "../clock.js";
 
 /**
  * GET /rules, list_transaction_rules and query_transaction_rules: one query
@@ -182,12 +183,13 @@ export async function listRules(em: Em, input: ListRulesInput, keys: CursorKeyri
   let keyset = "";
   const keysetParams: unknown[] = [];
   // Later pages keep the first page's time, so a pagination expires as a whole.
-  let issued = Math.floor(Date.now() / 1000);
+  let issued = epochSeconds(clockOf(em));
   if (cursorRaw !== "") {
     const c = await decodeCursor(cursorRaw, {
       filterHash: hash,
       maxAgeSeconds: CURSOR_MAX_AGE_SECONDS,
       secretFor: (generation) => keys.secretFor(em, generation),
+      now: epochSeconds(clockOf(em)),
     });
     const m = POSITION.exec(c.d);
     if (!m || !UUID.test(c.i) || c.i !== c.i.toLowerCase()) throw invalidCursor("cursor is malformed");

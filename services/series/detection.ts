@@ -7,6 +7,7 @@ import { detectSeries, parseFingerprint, type DetectorTransaction, type Proposal
 import { centsOf, formatCents } from "./detector/money.js";
 import { linkMembers, lockMembers, refreshSeries } from "./membership.js";
 import { insertSeries } from "./series.js";
+import { nowOf } from "../clock.js";
 
 /**
  * Detection against the database: load the household's posted history, run
@@ -35,7 +36,7 @@ const DAILY_AFTER_MS = 23.5 * 3600_000;
 export type DetectionTrigger = "api" | "nightly" | "sync";
 
 /** Today's date in UTC, YYYY-MM-DD: the day the detector judges "ended" and "next expected" from. */
-export const todayUtc = (now = new Date()) => now.toISOString().slice(0, 10);
+export const todayUtc = (now: Date) => now.toISOString().slice(0, 10);
 
 export function parseMinConfidence(raw: number | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -180,7 +181,7 @@ export async function applySeriesDetection(
 ): Promise<DetectionApplied> {
   return em.transactional(async (tx) => {
     await query(tx, `select pg_advisory_xact_lock(?)`, [DETECTION_LOCK]);
-    return applyLocked(tx, actor, { ...opts, today: opts.today ?? todayUtc() });
+    return applyLocked(tx, actor, { ...opts, today: opts.today ?? todayUtc(nowOf(tx)) });
   });
 }
 
@@ -189,7 +190,7 @@ async function applyLocked(
   actor: Actor,
   opts: { minConfidence: number; trigger: DetectionTrigger; today: string },
 ): Promise<DetectionApplied> {
-  const started = new Date();
+  const started = nowOf(tx);
   const views = await detectProposals(tx, opts);
   const out: DetectionApplied = { created: [], extended: [], linked: 0, proposals: views.length };
   for (const v of views) {
@@ -251,7 +252,7 @@ async function applyLocked(
  * more, or there was none. Returns null when it was not due. Checked under
  * the detection lock, so several cores run it once between them.
  */
-export async function runDailySeriesDetection(em: Em, now = new Date()): Promise<DetectionApplied | null> {
+export async function runDailySeriesDetection(em: Em, now = nowOf(em)): Promise<DetectionApplied | null> {
   return em.transactional(async (tx) => {
     await query(tx, `select pg_advisory_xact_lock(?)`, [DETECTION_LOCK]);
     const [last] = await query<{ at: Date | null }>(
@@ -268,11 +269,11 @@ export async function runDailySeriesDetection(em: Em, now = new Date()): Promise
 }
 
 /** The core's periodic task: every hour, run the daily detection if it is due. */
-export const seriesDetectionTask = (fork: () => Em, everyMs = 3600_000): PeriodicTask => ({
+export const seriesDetectionTask: PeriodicTask = {
+  queue: "coffer-series-detection",
   name: "daily series detection",
-  everyMs,
-  run: () => runDailySeriesDetection(fork()),
-});
+  run: (em) => runDailySeriesDetection(em),
+};
 
 /**
  * What a sync calls once it has imported transactions: detection applied as

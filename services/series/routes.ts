@@ -33,6 +33,7 @@ import {
 } from "./series.js";
 import { listUpcomingCharges, type UpcomingCharge } from "./upcoming.js";
 import { loadSeriesMany, type SeriesView } from "./view.js";
+import { nowOf } from "../clock.js";
 
 export const seriesToProto = (s: SeriesView): MessageInitShape<typeof SeriesSchema> => ({
   id: s.id,
@@ -142,12 +143,12 @@ export function seriesRoutes(router: ConnectRouter) {
       };
     },
     async listUpcomingCharges(req, ctx) {
-      const u = await listUpcomingCharges(emOf(ctx), { days: req.days, today: todayUtc() });
+      const u = await listUpcomingCharges(emOf(ctx), { days: req.days, today: todayUtc(nowOf(emOf(ctx))) });
       return { from: u.from, to: u.to, charges: u.charges.map(upcomingToProto), totals: u.totals };
     },
     async detectSeries(req, ctx) {
       const minConfidence = parseMinConfidence(req.minConfidence, 0);
-      const views = await detectProposals(emOf(ctx), { minConfidence, today: todayUtc() });
+      const views = await detectProposals(emOf(ctx), { minConfidence, today: todayUtc(nowOf(emOf(ctx))) });
       return { proposals: views.map(proposalToProto) };
     },
     async applySeriesDetection(req, ctx) {

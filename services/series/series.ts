@@ -36,6 +36,7 @@ import {
   type MemberRow,
 } from "./membership.js";
 import { loadSeries, resolveSeriesId, seriesViewSql, type SeriesView } from "./view.js";
+import { nowOf } from "../clock.js";
 
 /** One of `allowed`, or a CofferError naming the field and the choices. */
 function oneOf<T extends string>(allowed: readonly T[], raw: string, field: string, code: InputErrorCode): T {
@@ -179,7 +180,7 @@ export async function insertSeries(
   s: NewSeries,
 ): Promise<{ id: string; shortId: string; name: string }> {
   const id = crypto.randomUUID();
-  const now = new Date();
+  const now = nowOf(tx);
   const shortId = await withShortId((shortId) =>
     tx
       .transactional((sp) =>
@@ -277,7 +278,7 @@ export async function updateSeries(em: Em, actor: Actor, req: UpdateSeriesInput)
       changes[snake(k)] = k === "counterpartyId" ? await counterpartyChange(tx, before, v) : { from: before, to: v };
     }
     if (Object.keys(changes).length === 0) return id;
-    await tx.nativeUpdate(SeriesEntity, { id }, { ...set, updatedAt: new Date() });
+    await tx.nativeUpdate(SeriesEntity, { id }, { ...set, updatedAt: nowOf(tx) });
     // A new cadence moves the next expected date, unless one was given.
     if (changes.cadence && wanted.nextExpectedDate === undefined) await refreshSeries(tx, id);
     await recordAnnotation(tx, actor, { entityType: "series", entityId: id, action: "updated", details: { changes } });

@@ -9,6 +9,7 @@ import { PROVIDER_NAMES, type Provider, type ProviderName } from "./providers/pr
 import { SimplefinProvider } from "./providers/simplefin/index.js";
 import { TellerProvider, tellerInfo } from "./providers/teller/index.js";
 import { UnconfiguredProvider } from "./providers/unconfigured.js";
+import { systemClock, type Clock } from "../clock.js";
 
 /** The providers this core knows, by name. A provider without its server configuration reports `configured: false`. */
 export class ProviderRegistry {
@@ -61,7 +62,7 @@ export class ProviderRegistry {
  * not configured. SimpleFIN and CSV need none. A client added to Coffer is
  * added here.
  */
-export function providersFromEnv(settings: ProviderSettings): ProviderRegistry {
+export function providersFromEnv(settings: ProviderSettings, clock: Clock = systemClock): ProviderRegistry {
   const { plaid, teller, simplefin } = settings;
   return new ProviderRegistry([
     plaid
@@ -70,6 +71,7 @@ export function providersFromEnv(settings: ProviderSettings): ProviderRegistry {
           secret: plaid.secret,
           baseUrl: plaid.baseUrl,
           webhookUrl: plaid.webhookUrl,
+          clock,
         })
       : new UnconfiguredProvider(plaidInfo(false), { webhooks: true }),
     teller
@@ -80,9 +82,10 @@ export function providersFromEnv(settings: ProviderSettings): ProviderRegistry {
           key: teller.privateKey ?? undefined,
           ca: teller.ca ?? undefined,
           webhookSecrets: teller.webhookSecrets,
+          clock,
         })
       : new UnconfiguredProvider(tellerInfo(false), { webhooks: true }),
-    new SimplefinProvider({ timeoutMs: simplefin.timeoutSeconds * 1000 }),
+    new SimplefinProvider({ timeoutMs: simplefin.timeoutSeconds * 1000, clock }),
     new CsvProvider(),
   ]);
 }

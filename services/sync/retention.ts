@@ -25,11 +25,11 @@ export async function purgeWebhookEvents(em: Em, retention = WEBHOOK_RETENTION):
   return rows[0].n;
 }
 
-export const purgeWebhookEventsTask = (fork: () => Em, everyMs = 3_600_000): PeriodicTask => ({
+export const purgeWebhookEventsTask: PeriodicTask = {
+  queue: "coffer-purge-webhook-events",
   name: "purge webhook events",
-  everyMs,
-  run: () => purgeWebhookEvents(fork()),
-});
+  run: (em) => purgeWebhookEvents(em),
+};
 
 /**
  * Deletes finished sync logs that started more than `days` ago, except each
@@ -52,8 +52,8 @@ export async function purgeSyncLogs(em: Em, days: number): Promise<number> {
   return rows[0].n;
 }
 
-export const purgeSyncLogsTask = (fork: () => Em, days: number, everyMs = 3_600_000): PeriodicTask => ({
+export const purgeSyncLogsTask: PeriodicTask = {
+  queue: "coffer-purge-sync-logs",
   name: "purge old sync logs",
-  everyMs,
-  run: () => purgeSyncLogs(fork(), days),
-});
+  run: (em, config) => purgeSyncLogs(em, config.syncLogRetentionDays),
+};

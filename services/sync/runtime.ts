@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from "../clock.js";
 import type { CoreConfig } from "../config.js";
 import type { Orm } from "../db/orm.js";
 import type { ConnectionDeps } from "./connections.js";
@@ -17,6 +18,8 @@ export interface SyncRuntime extends ConnectionDeps, WebhookDeps {
 }
 
 export interface SyncRuntimeOptions {
+  /** The core's clock, given to the providers (default the system clock). */
+  clock?: Clock;
   /** Providers other than the environment's (tests). */
   registry?: ProviderRegistry;
   hooks?: PostCommitHook[];
@@ -30,7 +33,7 @@ export function createSyncRuntime(
   log: EngineLogger,
   opts: SyncRuntimeOptions = {},
 ): SyncRuntime {
-  const registry = opts.registry ?? providersFromEnv(config.providers);
+  const registry = opts.registry ?? providersFromEnv(config.providers, opts.clock ?? systemClock);
   // The database the ORM uses (config.databaseUrl names the same one when the core runs for real).
   const databaseUrl = orm.config.get("clientUrl") ?? config.databaseUrl;
   const cipher = new CredentialCipher(config.encryptionKey);

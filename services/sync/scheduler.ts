@@ -101,6 +101,17 @@ export class SyncScheduler {
     }
   }
 
+  /** The core's pg-boss, once started (the periodic tasks run on it too). */
+  get jobQueue(): PgBoss {
+    if (!this.boss) throw new Error("the job queue is not running");
+    return this.boss;
+  }
+
+  /** Whether this core keeps pg-boss's cron schedules. */
+  get keepsSchedule(): boolean {
+    return this.opts.schedule !== false;
+  }
+
   /** Keeps a job's promise until it settles, so stop() can wait for syncs in flight. */
   private track<T>(p: Promise<T>): Promise<T> {
     this.running.add(p);

@@ -6,6 +6,7 @@ import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { findByIdOrShortId } from "../ids/find.js";
 import { withShortId } from "../ids/insert.js";
 import { parseText } from "../shared/validate.js";
+import { nowOf } from "../clock.js";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -48,7 +49,7 @@ export async function createUser(em: Em, req: { name: string; email?: string }):
   const name = parseName(req.name);
   const email = parseEmail(req.email);
   const id = crypto.randomUUID();
-  const now = new Date();
+  const now = nowOf(em);
   await withShortId((shortId) =>
     em.insert(UserEntity, { id, shortId, name, email, createdAt: now, updatedAt: now }),
   ).catch(emailTaken);
@@ -61,7 +62,7 @@ export async function updateUser(em: Em, req: { id: string; name?: string; email
   if (req.name !== undefined) changes.name = parseName(req.name);
   if (req.email !== undefined) changes.email = parseEmail(req.email);
   if (Object.keys(changes).length > 0) {
-    await em.nativeUpdate(UserEntity, { id: user.id }, { ...changes, updatedAt: new Date() }).catch(emailTaken);
+    await em.nativeUpdate(UserEntity, { id: user.id }, { ...changes, updatedAt: nowOf(em) }).catch(emailTaken);
   }
   return em.findOneOrFail(UserEntity, { id: user.id }, { refresh: true });
 }

@@ -14,6 +14,7 @@ import {
   type CofferProcess,
 } from "../helpers/processes.js";
 import { waitFor } from "../helpers/wait.js";
+import { syncJobsOf } from "../helpers/job-queue.js";
 
 // The three provider clients as a deployment runs them: `coffer core` and `coffer rest` as real
 // processes, configured only through PLAID_*, TELLER_* and SIMPLEFIN_* variables pointing at the
@@ -29,6 +30,7 @@ let simplefin: FakeSimplefin;
 let rest: string;
 let adminKey: string;
 let userId: string;
+let databaseUrl: string;
 const procs: CofferProcess[] = [];
 /** Values that must never appear in a log line of either process. */
 const secrets: string[] = [];
@@ -41,7 +43,8 @@ beforeAll(async () => {
     new FakeSimplefin().start(),
   ]);
   plaid.maxPageSize = 10; // a little history spans several /transactions/sync pages
-  const [databaseUrl, corePort, restPort] = await Promise.all([createTestDatabase(), freePort(), freePort()]);
+  let corePort: number, restPort: number;
+  [databaseUrl, corePort, restPort] = await Promise.all([createTestDatabase(), freePort(), freePort()]);
   rest = `http://127.0.0.1:${restPort}`;
   const env = cofferEnv({
     DATABASE_URL: databaseUrl,
@@ -300,6 +303,7 @@ describe("Plaid through the registry", () => {
 
   it("a webhook with a bad signature is 401, stored as rejected, and queues no sync", async () => {
     const body = plaid.webhookBody(item, { webhook_type: "TRANSACTIONS", webhook_code: "SYNC_UPDATES_AVAILABLE" });
+    const jobs = (await syncJobsOf(databaseUrl, id)).length;
     for (const forged of [plaid.signWebhook(body, { foreignKey: true }), plaid.signWebhook("{}")]) {
       const r = await call("POST", "/webhooks/plaid", body, {
         "content-type": "application/json",
@@ -311,7 +315,8 @@ describe("Plaid through the registry", () => {
     }
     const rejected = await call("GET", "/api/v1/webhook-events?provider=plaid&status=rejected");
     expect(rejected.body.webhook_events).toHaveLength(2);
-    await new Promise((r) => setTimeout(r, 3_000));
+    // A webhook queues its sync before it answers: no new job now means no sync will come.
+    expect(await syncJobsOf(databaseUrl, id)).toHaveLength(jobs);
     expect(await finishedSyncs(id)).toHaveLength(2);
     expect((await call("GET", `/api/v1/sync/logs?connection_id=${id}`)).body.sync_logs).toHaveLength(2);
   });
@@ -447,6 +452,7 @@ describe("Teller through the registry (mTLS with the client certificate)", () =>
 
   it("webhooks: a good HMAC queues a sync; a bad one is 401, stored as rejected, and queues none", async () => {
     const syncs = (await finishedSyncs(id)).length;
+    const jobs = (await syncJobsOf(databaseUrl, id)).length;
     const body = teller.webhookBody("transactions.processed", { enrollment_id: enrollment.id });
     const good = await call("POST", "/webhooks/teller", body, {
       "content-type": "application/json",
@@ -455,6 +461,7 @@ describe("Teller through the registry (mTLS with the client certificate)", () =>
     expect(good.status).toBe(200);
     expect(good.body.status).toBe("accepted");
     expect(await nthSync(id, syncs + 1)).toMatchObject({ trigger: "webhook", status: "success" });
+    expect(await syncJobsOf(databaseUrl, id)).toHaveLength(jobs + 1);
 
     const bad = await call("POST", "/webhooks/teller", body.replace("processed", "processed "), {
       "content-type": "application/json",
@@ -464,7 +471,7 @@ describe("Teller through the registry (mTLS with the client certificate)", () =>
     expect(bad.body.error.code).toBe("INVALID_SIGNATURE");
     const rejected = await call("GET", "/api/v1/webhook-events?provider=teller&status=rejected");
     expect(rejected.body.webhook_events).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 2_000));
+    expect(await syncJobsOf(databaseUrl, id)).toHaveLength(jobs + 1);
     expect(await finishedSyncs(id)).toHaveLength(syncs + 1);
   });
 });

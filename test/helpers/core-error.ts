@@ -1,7 +1,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { expect } from "vitest";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import { ERROR_CODES, type ErrorCode } from "../../common/errors.js";
+import type { ErrorCode } from "../../common/errors.js";
+import { CONNECT_CODE } from "./connect-code.js";
 
 export interface CoreFailure {
   connectCode: Code;
@@ -31,13 +32,13 @@ export async function coreFailure(call: Promise<unknown>): Promise<CoreFailure> 
 
 /**
  * Asserts the stable code on all three channels a client may read: the
- * ErrorInfo reason, the Connect code from the code table, and the header.
+ * ErrorInfo reason, the Connect code (the test's own table), and the header.
  */
 export async function expectCoreError(call: Promise<unknown>, code: ErrorCode): Promise<CoreFailure> {
   const f = await coreFailure(call);
   expect({ reason: f.reason, connectCode: Code[f.connectCode], header: f.header }).toEqual({
     reason: code,
-    connectCode: Code[ERROR_CODES[code].connect],
+    connectCode: Code[CONNECT_CODE[code]],
     header: code,
   });
   return f;

@@ -8,6 +8,8 @@ import { insertApiKey } from "../../services/auth/api-keys.js";
 import { VERSION } from "../../common/version.js";
 import { coreConfigFromEnv, type CoreConfig } from "../../services/config.js";
 import { closeOrm, openOrm, type Orm } from "../../services/db/orm.js";
+import type { Clock } from "../../services/clock.js";
+import type { PeriodicTask } from "../../services/periodic.js";
 import { buildCoreServer, syncRuntimeOf } from "../../services/server.js";
 import type { SyncRuntime, SyncRuntimeOptions } from "../../services/sync/runtime.js";
 import { createTestDatabase } from "./db.js";
@@ -25,6 +27,8 @@ export interface Stack {
   readKey: string;
   /** The core's sync runtime (its provider registry, engine and scheduler). */
   sync: SyncRuntime;
+  /** The core's app (for periodicTasksOf). */
+  coreApp: object;
   close(): Promise<void>;
 }
 
@@ -35,10 +39,18 @@ export const STACK_ENCRYPTION_KEY = "fedcba9876543210".repeat(4);
  * A real core listening on h2c (random port) over this file's own database,
  * with the REST and MCP gateways built in process and talking to it over HTTP/2.
  * `coreLog` receives the core's log lines (give `logLevel` too: the default is silent).
+ * The core works no periodic task unless `periodicTasks` names some: pg-boss's
+ * clock would run them whenever a minute turns, in the middle of a test.
+ * `clock` is the core's clock (a ManualClock lets a test move time on).
  */
 export async function startStack(
   overrides: Partial<CoreConfig> = {},
-  opts: { coreLog?: { write(line: string): void }; sync?: SyncRuntimeOptions } = {},
+  opts: {
+    coreLog?: { write(line: string): void };
+    sync?: SyncRuntimeOptions;
+    periodicTasks?: PeriodicTask[];
+    clock?: Clock;
+  } = {},
 ): Promise<Stack> {
   const databaseUrl = await createTestDatabase();
   const config: CoreConfig = {
@@ -52,6 +64,8 @@ export async function startStack(
   const coreApp = await buildCoreServer(orm, config, {
     ...(opts.coreLog ? { logStream: opts.coreLog } : { logger: false }),
     sync: opts.sync,
+    periodicTasks: opts.periodicTasks ?? [],
+    clock: opts.clock,
   });
   await coreApp.listen({ port: 0, host: "127.0.0.1" });
   const coreUrl = `http://127.0.0.1:${(coreApp.server.address() as AddressInfo).port}`;
@@ -72,6 +86,7 @@ export async function startStack(
     adminKey,
     readKey,
     sync: syncRuntimeOf(coreApp),
+    coreApp,
     async close() {
       await rest.close();
       await mcp.close();

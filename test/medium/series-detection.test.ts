@@ -10,6 +10,7 @@ import { expectCoreError, withKey } from "../helpers/core-error.js";
 import { newAccount, newUser } from "../helpers/ledger.js";
 import { daysFromToday, insertCharges, monthDays, seriesOf } from "../helpers/series.js";
 import { startStack, type Stack } from "../helpers/stack.js";
+import { SCHEDULE } from "../../services/schedule.js";
 
 // Detection against a real database: the dry run, applying it, extending series, rejections, the daily task.
 
@@ -281,7 +282,11 @@ describe("automatic detection", () => {
   });
 
   it("is a periodic task of the core that checks hourly", () => {
-    const task = seriesDetectionTask(() => s.orm.em.fork());
-    expect({ name: task.name, everyMs: task.everyMs }).toEqual({ name: "daily series detection", everyMs: 3600_000 });
+    const { queue, name } = seriesDetectionTask;
+    expect({ queue, name, cron: SCHEDULE[queue] }).toEqual({
+      queue: "coffer-series-detection",
+      name: "daily series detection",
+      cron: "10 * * * *",
+    });
   });
 });

@@ -4,6 +4,7 @@ import { openOrm, type Orm } from "../../services/db/orm.js";
 import { query } from "../../services/db/sql.js";
 import { purgeVersionsTask } from "../../services/ledger/transactions/versions.js";
 import { buildCoreServer } from "../../services/server.js";
+import { runPeriodicTask } from "../helpers/periodic.js";
 import { createTestDatabase } from "../helpers/db.js";
 import { newAccount, newTransactions, newUser } from "../helpers/ledger.js";
 import { startStack, type Stack } from "../helpers/stack.js";
@@ -59,17 +60,20 @@ describe("the core's periodic version purge", () => {
     await orm?.close();
   });
 
-  it("starts when the core listens, removes old versions, and stops when the core closes", async () => {
+  it("runs on the core's job queue once it listens, and removes old versions", async () => {
     const ids = await oldVersions(orm);
     const config = coreConfigFromEnv({ DATABASE_URL: "postgres://unused/db" });
     const app = await buildCoreServer(orm, config, {
       logger: false,
-      periodicTasks: [purgeVersionsTask(() => orm.em.fork(), 50)],
+      periodicTasks: [purgeVersionsTask],
+      sync: { scheduler: { schedule: false } },
     });
     await app.listen({ port: 0, host: "127.0.0.1" });
     try {
-      const deadline = Date.now() + 5000;
-      while ((await versionCount(orm, ids)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      expect(await runPeriodicTask(app, purgeVersionsTask.queue)).toEqual({
+        state: "completed",
+        output: { result: ids.length },
+      });
       expect(await versionCount(orm, ids)).toBe(0);
     } finally {
       await app.close();

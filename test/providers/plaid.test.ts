@@ -399,6 +399,7 @@ describe("Plaid webhook verification", () => {
     ["alg HS256", { alg: "HS256" }, /not ES256/],
     ["alg none", { alg: "none" }, /not ES256/],
     ["an iat more than 5 minutes old", { iat: Math.floor(Date.now() / 1000) - 301 }, /more than 5 minutes/],
+    ["an iat more than a minute ahead", { iat: Math.floor(Date.now() / 1000) + 90 }, /issued in the future/],
     ["the hash of another body", { bodyHash: "0".repeat(64) }, /does not match/],
     ["an unknown key id", { kid: "no-such-key" }, /unknown key id/],
   ])("rejects %s as INVALID_SIGNATURE", async (_what, forge, message) => {
@@ -409,6 +410,14 @@ describe("Plaid webhook verification", () => {
     expect(err.message).toMatch(message);
   });
 
+  it("accepts an iat up to 5 minutes old and up to a minute ahead (clock skew)", async () => {
+    const item = fake.createItem();
+    const raw = body(item, { webhook_type: "TRANSACTIONS", webhook_code: "SYNC_UPDATES_AVAILABLE" });
+    const now = Math.floor(Date.now() / 1000);
+    for (const iat of [now - 295, now + 55])
+      expect((await verify(raw, fake.signWebhook(raw, { iat }))).action).toBe("sync");
+  });
+
   it("rejects a body changed after signing, and a request without the header", async () => {
     const item = fake.createItem();
     const raw = body(item, { webhook_type: "TRANSACTIONS", webhook_code: "SYNC_UPDATES_AVAILABLE" });
@@ -416,6 +425,9 @@ describe("Plaid webhook verification", () => {
     const tampered = Buffer.from(raw.toString().replace("SYNC_UPDATES_AVAILABLE", "SYNC_UPDATES_AVAILABLX"));
     expect((await failure(verify(tampered, jwt))).message).toMatch(/does not match/);
     expect((await failure(plaid.verifyWebhook({}, raw))).code).toBe("INVALID_SIGNATURE");
+    for (const garbage of ["a.b", "x.y.z", `${jwt}.more`]) {
+      expect((await failure(verify(raw, garbage))).message).toMatch(/not a well-formed JWT/);
+    }
   });
 
   it("caches keys by kid and stops trusting a key Plaid has expired", async () => {

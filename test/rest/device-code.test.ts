@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectEnvelope, key } from "../helpers/rest.js";
+import { ManualClock } from "../../services/clock.js";
 import { startStack, type Stack } from "../helpers/stack.js";
 
 let s: Stack;
-/** A second stack whose device codes live one second. */
+/** A second stack whose device codes live one second, on a clock the test moves. */
 let short: Stack;
+const shortClock = new ManualClock();
 beforeAll(async () => {
-  [s, short] = await Promise.all([startStack(), startStack({ deviceCodeTtlSeconds: 1 })]);
+  [s, short] = await Promise.all([startStack(), startStack({ deviceCodeTtlSeconds: 1 }, { clock: shortClock })]);
 });
 afterAll(async () => {
   await Promise.all([s?.close(), short?.close()]);
@@ -123,7 +125,9 @@ describe("device-code login over REST", () => {
     const [a, b] = await Promise.all([create(short), create(short)]);
     expect(a.expires_in).toBe(1);
     expect((await poll(a.device_code, short)).json()).toEqual({ status: "authorization_pending" });
-    await new Promise((r) => setTimeout(r, 1200));
+    shortClock.advance(999);
+    expect((await poll(a.device_code, short)).json()).toEqual({ status: "authorization_pending" });
+    shortClock.advance(1);
     expectEnvelope(await poll(a.device_code, short), "EXPIRED");
     expectEnvelope(await decide("approve", { user_code: b.user_code }, short.adminKey, short), "EXPIRED");
     expectEnvelope(await decide("deny", { user_code: b.user_code }, short.adminKey, short), "EXPIRED");

@@ -5,6 +5,7 @@ import { CsvProvider } from "../../services/sync/providers/csv/provider.js";
 import { ProviderError, type WebhookEvent } from "../../services/sync/providers/provider.js";
 import { ProviderRegistry } from "../../services/sync/registry.js";
 import { newUser } from "../helpers/ledger.js";
+import { syncJobsOf } from "../helpers/job-queue.js";
 import { expectEnvelope, key } from "../helpers/rest.js";
 import { ScriptedProvider, tx } from "../helpers/scripted-provider.js";
 import { startStack, type Stack } from "../helpers/stack.js";
@@ -100,9 +101,12 @@ describe("POST /webhooks/{provider}", () => {
   it("verifies the signature over the raw bytes, stores the event, and queues a sync of its connection", async () => {
     plaid.push({ added: [tx("w2")] });
     const raw = body({ id: "evt-1", item: "item-hook", code: "SYNC_UPDATES_AVAILABLE" });
+    const jobs = (await syncJobsOf(s.databaseUrl, connectionId)).length;
     const res = await deliver(raw, digest(raw));
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ status: "accepted", id: expect.any(String) });
+    // The job is queued by the time the webhook is answered.
+    expect((await syncJobsOf(s.databaseUrl, connectionId)).slice(jobs).map((j) => j.trigger)).toEqual(["webhook"]);
     await waitFor(async () => (await syncs()).some((l) => l.trigger === "webhook"), "the webhook's sync");
     const [ev] = (await events("accepted")).webhook_events;
     expect(ev).toMatchObject({
@@ -125,13 +129,13 @@ describe("POST /webhooks/{provider}", () => {
 
   it("answers a bad signature with 401 INVALID_SIGNATURE, stores it as rejected, and queues nothing", async () => {
     await settled();
-    const before = (await syncs()).length;
+    const before = await syncJobsOf(s.databaseUrl, connectionId);
     const raw = body({ id: "evt-forged", item: "item-hook", code: "SYNC_UPDATES_AVAILABLE" });
     expectEnvelope(await deliver(raw, digest(Buffer.from("something else"))), "INVALID_SIGNATURE", /does not match/);
     const [ev] = (await events("rejected")).webhook_events;
     expect(ev).toMatchObject({ status: "rejected", reason: expect.stringMatching(/^INVALID_SIGNATURE/), action: null });
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await syncs()).length).toBe(before);
+    // A webhook queues its sync before it answers: no new job now means none will come.
+    expect(await syncJobsOf(s.databaseUrl, connectionId)).toHaveLength(before.length);
   });
 
   it("stores a second delivery of the same event as a duplicate and does not act on it again", async () => {

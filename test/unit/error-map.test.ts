@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { mapAndLog, mapError } from "../../gateways/shared/error-map.js";
 import { recordingLog } from "../helpers/log.js";
-import { CODE_FOR_CONNECT, ERROR_CODES, type ErrorCode } from "../../common/errors.js";
+import { ERROR_CODES, type ErrorCode } from "../../common/errors.js";
+import { CODE_FOR_BARE_CONNECT, CONNECT_CODE } from "../helpers/connect-code.js";
 import { HTTP_STATUS } from "../helpers/http-status.js";
 import { toConnectError } from "../../services/interceptors/errors.js";
 
@@ -44,7 +45,7 @@ describe("mapError: a core error with a Coffer code", () => {
 });
 
 describe("mapError: a Connect error without a Coffer code", () => {
-  const rows = Object.entries(CODE_FOR_CONNECT).map(([c, code]) => [Code[Number(c)], Number(c) as Code, code] as const);
+  const rows = CODE_FOR_BARE_CONNECT.map(([c, code]) => [Code[c], c, code] as const);
 
   it.each(rows)("Connect %s → %s with a generic message", (_name, connectCode, code) => {
     const mapped = mapError(new ConnectError("pg: relation users password=hunter2", connectCode));
@@ -53,7 +54,11 @@ describe("mapError: a Connect error without a Coffer code", () => {
     expect(mapped.body.error.message).not.toMatch(/pg:|hunter2|relation/);
   });
 
-  it.each([Code.Internal, Code.DataLoss, Code.Aborted])("Connect code %s → 500 INTERNAL_ERROR", (connectCode) => {
+  const unlisted = Object.values(Code).filter(
+    (c): c is Code => typeof c === "number" && !CODE_FOR_BARE_CONNECT.some(([listed]) => listed === c),
+  );
+
+  it.each(unlisted)("Connect code %s → 500 INTERNAL_ERROR", (connectCode) => {
     expect(mapError(new ConnectError("stack at foo.ts:12", connectCode))).toEqual({
       status: 500,
       body: { error: { code: "INTERNAL_ERROR", message: "Internal error" } },
@@ -170,5 +175,10 @@ describe("the code table", () => {
 
   it("every code of the app has a documented status", () => {
     expect(Object.keys(HTTP_STATUS).sort()).toEqual(Object.keys(ERROR_CODES).sort());
+  });
+
+  // The documented Connect codes (docs/errors.md), which gRPC and Connect clients branch on.
+  it.each(Object.entries(CONNECT_CODE) as [ErrorCode, Code][])("%s is Connect code %i", (code, connect) => {
+    expect(Code[toConnectError(code, "m").code]).toBe(Code[connect]);
   });
 });

@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from "@mikro-orm/core";
 import { randomUUID } from "node:crypto";
+import { nowOf } from "../../clock.js";
 
 /** A household member. */
 export const UserEntity = defineEntity({
@@ -13,11 +14,11 @@ export const UserEntity = defineEntity({
     shortId: p.string().length(8).unique(),
     name: p.text(),
     email: p.text().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate((_, em) => nowOf(em))
+      .onUpdate((_, em) => nowOf(em)),
   }),
 });
 export type User = InferEntity<typeof UserEntity>;
@@ -43,7 +44,7 @@ export const ApiKeyEntity = defineEntity({
     userId: p.uuid().nullable(),
     keyHash: p.string().length(64).unique(),
     keyPrefix: p.text(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
   }),
@@ -76,7 +77,7 @@ export const DeviceCodeEntity = defineEntity({
     decidedAt: p.datetime().nullable(),
     apiKeyId: p.uuid().nullable(),
     expiresAt: p.datetime(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
   }),
 });
 export type DeviceCode = InferEntity<typeof DeviceCodeEntity>;

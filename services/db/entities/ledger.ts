@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from "@mikro-orm/core";
 import { randomUUID } from "node:crypto";
+import { nowOf } from "../../clock.js";
 
 // Entities for the ledger tables (migration 0002). Lists and filters that must
 // be fast at a million rows use SQL directly (see services/ledger/transactions);
@@ -18,8 +19,8 @@ export const CategoryEntity = defineEntity({
     displayName: p.text(),
     parentId: p.uuid().nullable(),
     isSystem: p.boolean(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
+    updatedAt: p.datetime().onCreate((_, em) => nowOf(em)),
   }),
 });
 export type Category = InferEntity<typeof CategoryEntity>;
@@ -36,8 +37,8 @@ export const TagEntity = defineEntity({
     slug: p.text().unique(),
     displayName: p.text(),
     color: p.text().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
+    updatedAt: p.datetime().onCreate((_, em) => nowOf(em)),
   }),
 });
 export type Tag = InferEntity<typeof TagEntity>;
@@ -54,8 +55,8 @@ export const CounterpartyEntity = defineEntity({
     name: p.text(),
     type: p.text(),
     notes: p.text().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
+    updatedAt: p.datetime().onCreate((_, em) => nowOf(em)),
   }),
 });
 export type Counterparty = InferEntity<typeof CounterpartyEntity>;
@@ -84,8 +85,8 @@ export const AccountEntity = defineEntity({
     balanceLimit: p.decimal().precision(14).scale(2).nullable(),
     isoCurrencyCode: p.string().length(3),
     hidden: p.boolean(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
+    updatedAt: p.datetime().onCreate((_, em) => nowOf(em)),
   }),
 });
 export type Account = InferEntity<typeof AccountEntity>;
@@ -120,8 +121,8 @@ export const TransactionEntity = defineEntity({
     counterpartyId: p.uuid().nullable(),
     seriesId: p.uuid().nullable(),
     deletedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
+    updatedAt: p.datetime().onCreate((_, em) => nowOf(em)),
   }),
 });
 export type Transaction = InferEntity<typeof TransactionEntity>;
@@ -140,8 +141,8 @@ export const CommentEntity = defineEntity({
     authorType: p.text(),
     authorKeyId: p.uuid().nullable(),
     authorName: p.text(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
+    updatedAt: p.datetime().onCreate((_, em) => nowOf(em)),
   }),
 });
 export type Comment = InferEntity<typeof CommentEntity>;
@@ -163,7 +164,7 @@ export const AnnotationEntity = defineEntity({
     actorId: p.text().nullable(),
     actorName: p.text(),
     details: p.json<Record<string, unknown>>(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
   }),
 });
 export type Annotation = InferEntity<typeof AnnotationEntity>;

@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from "@mikro-orm/core";
 import { randomUUID } from "node:crypto";
+import { nowOf } from "../../clock.js";
 
 export const REPORT_PRIORITIES = ["info", "warning", "critical"] as const;
 export type ReportPriority = (typeof REPORT_PRIORITIES)[number];
@@ -23,7 +24,7 @@ export const ReportEntity = defineEntity({
     createdById: p.text().nullable(),
     createdByName: p.text(),
     readAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
   }),
 });
 export type Report = InferEntity<typeof ReportEntity>;

@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from "@mikro-orm/core";
 import { randomUUID } from "node:crypto";
+import { nowOf } from "../../clock.js";
 import { SERIES_CADENCES, SERIES_STATUSES, SERIES_TYPES } from "../../../common/series.js";
 
 // The recurring-series table (migration 0006). Rejections and detection runs
@@ -39,8 +40,8 @@ export const SeriesEntity = defineEntity({
     createdByType: p.text().$type<"user" | "agent" | "system">(),
     createdById: p.text().nullable(),
     createdByName: p.text(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
+    updatedAt: p.datetime().onCreate((_, em) => nowOf(em)),
   }),
 });
 export type Series = InferEntity<typeof SeriesEntity>;

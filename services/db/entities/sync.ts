@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from "@mikro-orm/core";
 import { randomUUID } from "node:crypto";
+import { nowOf } from "../../clock.js";
 
 // Entities for the sync tables (migration 0008). Pages of transactions are
 // written with SQL (services/sync/apply-page.ts); these are for single rows.
@@ -34,8 +35,8 @@ export const ConnectionEntity = defineEntity({
     lastSyncedAt: p.datetime().nullable(),
     lastSuccessStartedAt: p.datetime().nullable(),
     lastAttemptAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
+    updatedAt: p.datetime().onCreate((_, em) => nowOf(em)),
   }),
 });
 export type Connection = InferEntity<typeof ConnectionEntity>;
@@ -92,7 +93,7 @@ export const WebhookEventEntity = defineEntity({
     body: p.blob(),
     itemIds: p.array().columnType("text[]"),
     connectionIds: p.array().columnType("uuid[]"),
-    receivedAt: p.datetime().onCreate(() => new Date()),
+    receivedAt: p.datetime().onCreate((_, em) => nowOf(em)),
     replayedAt: p.datetime().nullable(),
     replayCount: p.integer(),
   }),

@@ -8,6 +8,7 @@ import { parseCurrency, parseText } from "../../shared/validate.js";
 import { resolveUser } from "../../users/users.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation } from "../annotations.js";
+import { nowOf } from "../../clock.js";
 
 export const ACCOUNT_TYPES = ["depository", "credit", "loan", "investment", "other"] as const;
 const MASK = /^[0-9A-Za-z]{1,8}$/;
@@ -139,7 +140,7 @@ export async function createAccount(em: Em, actor: Actor, req: CreateAccountInpu
   return em.transactional(async (tx) => {
     const owner = await resolveUser(tx, req.userId.trim());
     const id = crypto.randomUUID();
-    const now = new Date();
+    const now = nowOf(tx);
     // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
     await withShortId((shortId) =>
       tx.transactional((sp) =>
@@ -212,7 +213,7 @@ export async function updateAccount(
       }
     }
     if (Object.keys(changes).length === 0) return a.id;
-    await tx.nativeUpdate(AccountEntity, { id: a.id }, { ...set, updatedAt: new Date() });
+    await tx.nativeUpdate(AccountEntity, { id: a.id }, { ...set, updatedAt: nowOf(tx) });
     await recordAnnotation(tx, actor, {
       entityType: "account",
       entityId: a.id,

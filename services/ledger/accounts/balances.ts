@@ -6,6 +6,7 @@ import { UUID } from "../../../common/validation.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation } from "../annotations.js";
 import { parseBalance, resolveAccount } from "./accounts.js";
+import { nowOf } from "../../clock.js";
 
 type BalanceField = "balanceCurrent" | "balanceAvailable" | "balanceLimit";
 const FIELDS: [BalanceField, string][] = [
@@ -49,7 +50,7 @@ export async function setAccountBalances(
       changes[column] = { from, to };
     }
     if (Object.keys(changes).length === 0) return a.id;
-    await tx.nativeUpdate(AccountEntity, { id: a.id }, { ...set, updatedAt: new Date() });
+    await tx.nativeUpdate(AccountEntity, { id: a.id }, { ...set, updatedAt: nowOf(tx) });
     await recordAnnotation(tx, actor, {
       entityType: "account",
       entityId: a.id,

@@ -10,6 +10,7 @@ import { UNCATEGORIZED } from "../taxonomy.js";
 import { isSlug, parseSlug } from "../../shared/validate.js";
 import { isSlugTaken, parseDisplayName, slugOrDerived } from "./slug.js";
 import { assertNotUsedByRules } from "../../rules/usage.js";
+import { nowOf } from "../../clock.js";
 
 // Protecting the system category is a permission question (no caller may do
 // it, whatever the state), so it answers 403 FORBIDDEN; state clashes
@@ -121,7 +122,7 @@ export async function createCategory(
     if (parent) assertCanBeParent(parent);
     await assertSlugFree(tx, slug);
     const id = crypto.randomUUID();
-    const now = new Date();
+    const now = nowOf(tx);
     // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
     await withShortId((shortId) =>
       tx.transactional((sp) =>
@@ -198,7 +199,7 @@ export async function updateCategory(
     }
 
     if (Object.keys(changes).length === 0) return c.id;
-    await tx.nativeUpdate(CategoryEntity, { id: c.id }, { ...set, updatedAt: new Date() }).catch((e) => {
+    await tx.nativeUpdate(CategoryEntity, { id: c.id }, { ...set, updatedAt: nowOf(tx) }).catch((e) => {
       throw isSlugTaken(e) ? slugTaken(String(set.slug)) : e;
     });
     await recordAnnotation(tx, actor, {
@@ -316,7 +317,7 @@ export async function mergeCategory(
             "merge into a top-level category",
         );
       }
-      await tx.nativeUpdate(CategoryEntity, { parentId: source.id }, { parentId: target.id, updatedAt: new Date() });
+      await tx.nativeUpdate(CategoryEntity, { parentId: source.id }, { parentId: target.id, updatedAt: nowOf(tx) });
       await recordAnnotations(
         tx,
         actor,

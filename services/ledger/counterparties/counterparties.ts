@@ -9,6 +9,7 @@ import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations } from "../annotations.js";
 import { checkBatchSize, resolveTransactionIds } from "../transactions/batch-ids.js";
 import { parseText, searchTerm } from "../../shared/validate.js";
+import { nowOf } from "../../clock.js";
 
 export const COUNTERPARTY_TYPES = ["merchant", "person", "organization", "other"] as const;
 /** Most transactions one assign or unassign call may name. */
@@ -85,7 +86,7 @@ export async function createCounterparty(
   return em.transactional(async (tx) => {
     await assertNameFree(tx, name, null);
     const id = crypto.randomUUID();
-    const now = new Date();
+    const now = nowOf(tx);
     // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
     await withShortId((shortId) =>
       tx.transactional((sp) =>
@@ -136,7 +137,7 @@ export async function updateCounterparty(
       }
     }
     if (Object.keys(changes).length === 0) return c.id;
-    await tx.nativeUpdate(CounterpartyEntity, { id: c.id }, { ...set, updatedAt: new Date() }).catch((e) => {
+    await tx.nativeUpdate(CounterpartyEntity, { id: c.id }, { ...set, updatedAt: nowOf(tx) }).catch((e) => {
       throw isNameTaken(e) ? nameTaken(String(set.name)) : e;
     });
     await recordAnnotation(tx, actor, {

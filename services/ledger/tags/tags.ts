@@ -9,6 +9,7 @@ import { recordAnnotation, recordAnnotations } from "../annotations.js";
 import { isSlug, parseSlug } from "../../shared/validate.js";
 import { isSlugTaken, parseDisplayName, slugify } from "../categories/slug.js";
 import { assertNotUsedByRules } from "../../rules/usage.js";
+import { nowOf } from "../../clock.js";
 
 const COLOR = /^#[0-9a-f]{6}$/;
 const slugTaken = (slug: string) => new CofferError("SLUG_CONFLICT", `A tag with slug "${slug}" already exists`);
@@ -81,7 +82,7 @@ export async function createTag(
   return em.transactional(async (tx) => {
     await assertSlugFree(tx, slug);
     const id = crypto.randomUUID();
-    const now = new Date();
+    const now = nowOf(tx);
     // Each attempt in its own savepoint, so a short-id clash does not abort the transaction.
     await withShortId((shortId) =>
       tx.transactional((sp) =>
@@ -132,7 +133,7 @@ export async function updateTag(
       }
     }
     if (Object.keys(changes).length === 0) return t.id;
-    await tx.nativeUpdate(TagEntity, { id: t.id }, { ...set, updatedAt: new Date() }).catch((e) => {
+    await tx.nativeUpdate(TagEntity, { id: t.id }, { ...set, updatedAt: nowOf(tx) }).catch((e) => {
       throw isSlugTaken(e) ? slugTaken(String(set.slug)) : e;
     });
     await recordAnnotation(tx, actor, {

@@ -7,6 +7,7 @@ import type { CursorKeyring } from "../../pagination/cursor-keys.js";
 import { parseLimit } from "../../pagination/limit.js";
 import { resolveFilter, type ResolvedFilter, type TransactionFilterInput } from "./filter.js";
 import { TRANSACTION_COLUMNS, viewSql, type TransactionView } from "./view.js";
+import { clockOf, epochSeconds } from "../../clock.js";
 
 /**
  * GET /transactions. The date sort (default) is cursor-paginated on
@@ -218,6 +219,7 @@ export async function listTransactions(em: Em, req: ListInput, keys: CursorKeyri
       filterHash: hash,
       maxAgeSeconds: CURSOR_MAX_AGE_SECONDS,
       secretFor: (generation) => keys.secretFor(em, generation),
+      now: epochSeconds(clockOf(em)),
     });
     checkPosition(c);
     if (!(await anchorExists(em, c.i)))

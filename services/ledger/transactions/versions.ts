@@ -22,8 +22,8 @@ export async function purgeTransactionVersions(em: Em, retentionSeconds = VERSIO
 }
 
 /** The purge as the core's periodic task (a read never writes, so lists cannot do it). */
-export const purgeVersionsTask = (fork: () => Em, everyMs = 60_000): PeriodicTask => ({
+export const purgeVersionsTask: PeriodicTask = {
+  queue: "coffer-purge-transaction-versions",
   name: "purge transaction versions",
-  everyMs,
-  run: () => purgeTransactionVersions(fork()),
-});
+  run: (em) => purgeTransactionVersions(em),
+};

@@ -13,6 +13,7 @@ import { createTestDatabase } from "../../helpers/db.js";
 import { newUser } from "../../helpers/ledger.js";
 import { ScriptedProvider, tx } from "../../helpers/scripted-provider.js";
 import { memoryLogger, OPERATOR, TEST_ENCRYPTION_KEY } from "../../helpers/sync.js";
+import { syncJobsOf } from "../../helpers/job-queue.js";
 import { waitFor } from "../../helpers/wait.js";
 
 // The scheduler on pg-boss, with two "cores" (each its own ORM, engine and pg-boss) on one database.
@@ -131,7 +132,11 @@ describe("one sync per connection across cores", () => {
     await reached;
     // Asked while the first sync runs: it must not run beside it, and it is not answered by it.
     await cores[1].requestSync(id, "webhook");
-    await new Promise((r) => setTimeout(r, 1500));
+    // The witness that a worker took the second request while the first ran: it deferred the job.
+    await waitFor(
+      async () => (await syncJobsOf(url, id)).some((j) => j.trigger === "webhook" && j.output?.deferred),
+      "the second request deferred",
+    );
     provider.release();
     await waitFor(async () => (await logs(id)).length === 2, "the second sync");
     await quiet();

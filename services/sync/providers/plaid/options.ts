@@ -1,3 +1,5 @@
+import type { Clock } from "../../../clock.js";
+
 /**
  * What the Plaid client needs, as plain values: the registry reads them from
  * the environment (PLAID_CLIENT_ID, PLAID_SECRET, PLAID_ENV or PLAID_BASE_URL,
@@ -24,6 +26,8 @@ export interface PlaidOptions {
   timeoutMs?: number;
   /** How many times one sync restarts its pagination after TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION. */
   maxPaginationRestarts?: number;
+  /** The core's clock (a webhook JWT's age). Default the system clock. */
+  clock?: Clock;
 }
 
 export const PLAID_ENVS = ["sandbox", "production"] as const;

@@ -14,6 +14,7 @@ import { MUTATION_DURING_PAGINATION, malformed, plaidErrorCode, toProviderError 
 import { pageContext, toAccount, toTransaction } from "./normalise.js";
 import { plaidBaseUrl, type PlaidOptions } from "./options.js";
 import { PlaidWebhookVerifier } from "./webhook.js";
+import { systemClock } from "../../../clock.js";
 
 /** Plaid's largest /transactions/sync page: fewer round trips, less chance of a mutation mid-pagination. */
 const SYNC_PAGE_SIZE = 500;
@@ -63,7 +64,11 @@ export class PlaidProvider implements Provider {
     if (!options.clientId || !options.secret) {
       throw new ProviderError("misconfigured", "PROVIDER_MISCONFIGURED", "Plaid needs a client id and a secret");
     }
-    this.webhooks = new PlaidWebhookVerifier((kid) => this.fetchWebhookKey(kid));
+    const clock = options.clock ?? systemClock;
+    this.webhooks = new PlaidWebhookVerifier(
+      (kid) => this.fetchWebhookKey(kid),
+      () => clock.now(),
+    );
   }
 
   /** Plaid's SDK (with axios) is loaded at the first call, not on every start of the core. */

@@ -1,18 +1,21 @@
-import { createHash, createPublicKey, timingSafeEqual, verify, type JsonWebKey, type KeyObject } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { decodeProtectedHeader, errors, importJWK, jwtVerify, type CryptoKey, type JWTPayload } from "jose";
 import { ProviderError, type WebhookEvent } from "../provider.js";
 import { REAUTH_CODES } from "./errors.js";
 
 /**
  * Plaid webhook verification: the `Plaid-Verification` header is a compact
  * JWT signed with ES256 by a key Plaid serves at /webhook_verification_key/get;
- * its claims carry `iat` and the SHA-256 of the raw body. Keys are cached by
- * kid; an unknown kid is fetched (and the cached, unexpired keys refreshed,
- * so a key Plaid has since expired stops being trusted).
+ * its claims carry `iat` and the SHA-256 of the raw body. jose checks the
+ * signature, the algorithm and the age; Coffer keeps the key cache and the body
+ * hash. Keys are cached by kid; an unknown kid is fetched (and the cached,
+ * unexpired keys refreshed, so a key Plaid has since expired stops being trusted).
  */
 
-const MAX_AGE_SECONDS = 5 * 60;
-/** Clock skew tolerated for an `iat` in the future. */
-const MAX_SKEW_SECONDS = 60;
+/** Clock skew tolerated around `iat`, either way. */
+const SKEW_SECONDS = 60;
+/** The oldest `iat` accepted is 5 minutes; jose adds the skew to the age it allows, so it is taken off here. */
+const MAX_AGE_SECONDS = 5 * 60 - SKEW_SECONDS;
 
 interface PlaidJwk {
   alg: string;
@@ -31,53 +34,56 @@ export type KeyFetcher = (kid: string) => Promise<PlaidJwk | null>;
 
 const reject = (why: string) => new ProviderError("invalid_input", "INVALID_SIGNATURE", `Plaid webhook: ${why}`);
 
-function decodeJson(part: string, what: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // fall through
-  }
-  throw reject(`the JWT ${what} is not JSON`);
-}
-
 function header(headers: Record<string, string | undefined>, name: string): string | undefined {
   const wanted = name.toLowerCase();
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === wanted) return v;
   return undefined;
 }
 
+/** jose's refusal in Plaid's terms; anything else (a failed key fetch) passes through. */
+function explain(err: unknown, token: string): unknown {
+  if (err instanceof errors.JOSEAlgNotAllowed) {
+    return reject(`algorithm ${JSON.stringify(decodeProtectedHeader(token).alg)} is not ES256`);
+  }
+  if (err instanceof errors.JWSSignatureVerificationFailed) return reject("bad signature");
+  if (err instanceof errors.JWTExpired) return reject("the JWT is more than 5 minutes old");
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    return reject(err.reason === "missing" ? "the JWT has no iat" : "the JWT is issued in the future");
+  }
+  if (err instanceof errors.JOSEError) return reject("Plaid-Verification is not a well-formed JWT");
+  return err;
+}
+
 export class PlaidWebhookVerifier {
-  private readonly keys = new Map<string, { jwk: PlaidJwk; key: KeyObject }>();
+  private readonly keys = new Map<string, { jwk: PlaidJwk; key: CryptoKey }>();
 
   constructor(
     private readonly fetchKey: KeyFetcher,
-    private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
+    private readonly now: () => Date,
   ) {}
 
   async verify(headers: Record<string, string | undefined>, rawBody: Buffer): Promise<WebhookEvent> {
     const token = header(headers, "plaid-verification")?.trim();
     if (!token) throw reject("no Plaid-Verification header");
-    const parts = token.split(".");
-    if (parts.length !== 3) throw reject("Plaid-Verification is not a compact JWT");
-    const [encodedHeader, encodedClaims, encodedSignature] = parts;
-    const jwtHeader = decodeJson(encodedHeader, "header");
-    // Decided before any key is fetched: only ES256, never "none" or an HMAC algorithm.
-    if (jwtHeader.alg !== "ES256") throw reject(`algorithm ${JSON.stringify(jwtHeader.alg)} is not ES256`);
-    if (typeof jwtHeader.kid !== "string" || jwtHeader.kid === "") throw reject("the JWT names no key id");
-
-    const key = await this.key(jwtHeader.kid);
-    const signature = Buffer.from(encodedSignature, "base64url");
-    const signed = Buffer.from(`${encodedHeader}.${encodedClaims}`);
-    const valid = signature.length === 64 && verify("sha256", signed, { key, dsaEncoding: "ieee-p1363" }, signature);
-    if (!valid) throw reject("bad signature");
-
-    const claims = decodeJson(encodedClaims, "claims");
-    const iat = claims.iat;
-    if (typeof iat !== "number" || !Number.isFinite(iat)) throw reject("the JWT has no iat");
-    const now = this.nowSeconds();
-    if (now - iat > MAX_AGE_SECONDS) throw reject("the JWT is more than 5 minutes old");
-    if (iat - now > MAX_SKEW_SECONDS) throw reject("the JWT is issued in the future");
+    let claims: JWTPayload;
+    try {
+      // jose refuses any algorithm but ES256 ("none" and HMAC included) before a key is fetched.
+      ({ payload: claims } = await jwtVerify(
+        token,
+        async ({ kid }) => {
+          if (typeof kid !== "string" || kid === "") throw reject("the JWT names no key id");
+          return this.key(kid);
+        },
+        {
+          algorithms: ["ES256"],
+          maxTokenAge: MAX_AGE_SECONDS,
+          clockTolerance: SKEW_SECONDS,
+          currentDate: this.now(),
+        },
+      ));
+    } catch (err) {
+      throw explain(err, token);
+    }
 
     const expected = claims.request_body_sha256;
     const actual = createHash("sha256").update(rawBody).digest("hex");
@@ -88,14 +94,14 @@ export class PlaidWebhookVerifier {
     return describeEvent(rawBody);
   }
 
-  private async key(kid: string): Promise<KeyObject> {
+  private async key(kid: string): Promise<CryptoKey> {
     const cached = this.keys.get(kid);
     if (cached && !this.isExpired(cached.jwk)) return cached.key;
     if (!cached) {
       await this.refreshCached();
       const jwk = await this.fetchKey(kid);
       if (!jwk) throw reject("unknown key id");
-      this.remember(jwk);
+      await this.remember(jwk);
     }
     const entry = this.keys.get(kid);
     if (!entry || this.isExpired(entry.jwk)) throw reject("the signing key has expired");
@@ -107,16 +113,16 @@ export class PlaidWebhookVerifier {
     for (const { jwk } of [...this.keys.values()]) {
       if (jwk.expired_at !== null) continue;
       const fresh = await this.fetchKey(jwk.kid);
-      if (fresh) this.remember(fresh);
+      if (fresh) await this.remember(fresh);
       else this.keys.delete(jwk.kid);
     }
   }
 
-  private remember(jwk: PlaidJwk): void {
+  private async remember(jwk: PlaidJwk): Promise<void> {
     if (jwk.kty !== "EC" || jwk.crv !== "P-256") throw reject(`key ${jwk.kid} is not a P-256 key`);
-    let key: KeyObject;
+    let key: CryptoKey;
     try {
-      key = createPublicKey({ key: { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y } as JsonWebKey, format: "jwk" });
+      key = await importJWK({ kty: "EC" as const, crv: "P-256", x: jwk.x, y: jwk.y }, "ES256");
     } catch {
       throw reject(`key ${jwk.kid} is not a valid public key`);
     }
@@ -124,7 +130,7 @@ export class PlaidWebhookVerifier {
   }
 
   private isExpired(jwk: PlaidJwk): boolean {
-    return jwk.expired_at !== null && jwk.expired_at <= this.nowSeconds();
+    return jwk.expired_at !== null && jwk.expired_at * 1000 <= this.now().getTime();
   }
 }
 

@@ -1,3 +1,5 @@
+import type { Clock } from "../../../clock.js";
+
 /**
  * SimpleFIN needs no server-side configuration: everything a connection needs
  * is in its access URL. These are tuning knobs with working defaults.
@@ -9,8 +11,8 @@ export interface SimplefinOptions {
   overlapDays?: number;
   /** History read on the first sync, and the farthest back any sync reaches. Default 365 days. */
   historyDays?: number;
-  /** The clock (tests). */
-  now?: () => Date;
+  /** The core's clock. Default the system clock. */
+  clock?: Clock;
 }
 
 /** The protocol's longest `start-date`..`end-date` range; longer ones are silently capped by the Bridge. */

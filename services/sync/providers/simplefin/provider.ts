@@ -14,6 +14,7 @@ import { accessUrlId, claimUrl, parseAccessUrl, type AccessUrl } from "./access-
 import { isoCurrency, readAccountSet, toAccount, toTransaction, type SetError } from "./account-set.js";
 import { claim, getAccounts } from "./http.js";
 import { MAX_WINDOW_DAYS, type SimplefinOptions } from "./options.js";
+import { systemClock } from "../../../clock.js";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_OVERLAP_DAYS = 10;
@@ -197,6 +198,6 @@ export class SimplefinProvider implements Provider {
   }
 
   private now(): Date {
-    return this.options.now ? this.options.now() : new Date();
+    return (this.options.clock ?? systemClock).now();
   }
 }

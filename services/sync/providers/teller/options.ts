@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createSecureContext } from "node:tls";
 import { ProviderError } from "../provider.js";
+import type { Clock } from "../../../clock.js";
 
 /**
  * What the Teller client needs, as plain values (the registry maps
@@ -32,8 +33,8 @@ export interface TellerOptions {
   overlapDays?: number;
   /** Transactions asked for per request (`count`). Default 250. */
   pageSize?: number;
-  /** The clock (tests). */
-  now?: () => Date;
+  /** The core's clock. Default the system clock. */
+  clock?: Clock;
 }
 
 export const TELLER_BASE_URL = "https://api.teller.io";

@@ -15,6 +15,7 @@ import { TellerHttp, TellerStatusError, TellerTimeout } from "./http.js";
 import { readAccount, toAccount, toTransaction, type TellerAccount } from "./normalise.js";
 import { TELLER_BASE_URL, tlsMaterial, type TellerOptions } from "./options.js";
 import { verifyTellerWebhook } from "./webhook.js";
+import { systemClock } from "../../../clock.js";
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_RETRY_DELAY_MS = 3_000;
@@ -216,7 +217,7 @@ export class TellerProvider implements Provider {
   }
 
   private now(): Date {
-    return this.options.now ? this.options.now() : new Date();
+    return (this.options.clock ?? systemClock).now();
   }
 
   private async listAccounts(accessToken: string): Promise<TellerAccount[]> {
