@@ -73,7 +73,7 @@ describe("sync log retention", () => {
     // A shorter retention, as COFFER_SYNC_LOG_RETENTION_DAYS sets it, through the core's periodic task.
     const config = coreConfigFromEnv({ DATABASE_URL: "postgres://x/y", COFFER_SYNC_LOG_RETENTION_DAYS: "30" });
     expect(config.syncLogRetentionDays).toBe(30);
-    await purgeSyncLogsTask(em, config.syncLogRetentionDays).run();
+    await purgeSyncLogsTask.run(em(), config);
     expect(await ages(busy)).toEqual(["1:success", "200:running"]);
   });
 });
