@@ -15,7 +15,6 @@
  * the same, and the figures compare.
  * Run: npm run bench:cold-start [-- --runs N] [--only start|alone] [--bin path/to/coffer.js ...]
  */
-import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -23,7 +22,14 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../cli/embedded-postgres.js";
-import { COFFER_BIN, REPO_ROOT, cofferEnv, freePort, killAll, type CofferProcess } from "../test/helpers/processes.js";
+import {
+  COFFER_BIN,
+  cofferEnv,
+  freePort,
+  killAll,
+  spawnCoffer,
+  type CofferProcess,
+} from "../test/helpers/processes.js";
 import { summarize } from "./stats.js";
 
 // Under /tmp (world-traversable): the embedded server runs as the `postgres` user when we are root.
@@ -39,26 +45,6 @@ const { values: args } = parseArgs({
 const RUNS = Number(args.runs);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("--runs takes a positive whole number");
 const BINS = args.bin.map((b) => resolve(b));
-
-function spawnCoffer(bin: string, command: string, env: NodeJS.ProcessEnv): CofferProcess {
-  const child = spawn(process.execPath, [bin, command], { env, cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  const lines: string[] = [];
-  const stdoutLines: string[] = [];
-  const collect = (into: string[][]) => {
-    let rest = "";
-    return (chunk: Buffer) => {
-      const parts = (rest + chunk.toString("utf8")).split("\n");
-      rest = parts.pop() ?? "";
-      for (const l of parts) for (const arr of into) arr.push(l);
-    };
-  };
-  child.stdout.on("data", collect([lines, stdoutLines]));
-  child.stderr.on("data", collect([lines]));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-    child.once("exit", (code, signal) => r({ code, signal })),
-  );
-  return { name: command, child, lines, stdoutLines, exited };
-}
 
 async function until(what: () => Promise<boolean> | boolean, p: CofferProcess, t0: number, timeoutMs = 120_000) {
   for (;;) {
@@ -122,7 +108,7 @@ async function startOnce(bin: string, label: string): Promise<{ ready: number; b
     COFFER_LOG_LEVEL: "warn",
   });
   const t0 = performance.now();
-  const p = spawnCoffer(bin, "start", env);
+  const p = spawnCoffer("start", ["start"], env, bin);
   try {
     const ready = await until(answers200(`http://127.0.0.1:${restPort}/health/ready`), p, t0);
     const banner = await until(() => p.stdoutLines.some((l) => l.startsWith("Coffer is running")), p, t0);
@@ -145,7 +131,7 @@ async function aloneOnce(bin: string, command: "core" | "rest" | "mcp", database
     COFFER_LOG_LEVEL: "warn",
   });
   const t0 = performance.now();
-  const p = spawnCoffer(bin, command, env);
+  const p = spawnCoffer(command, [command], env, bin);
   try {
     const listening = await until(accepts(port), p, t0);
     // Just listening, it may not have its signal handlers yet (the previous releases set them after listen()).

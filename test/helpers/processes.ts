@@ -36,9 +36,9 @@ export interface CofferProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node bin/coffer.js <args>` and collects its output line by line. */
-export function spawnCoffer(name: string, args: string[], env: NodeJS.ProcessEnv): CofferProcess {
-  const child = spawnTracked(`coffer ${args.join(" ")}`, process.execPath, [COFFER_BIN, ...args], {
+/** Starts `node bin/coffer.js <args>` (a benchmark may name another checkout's bin) and collects its output by line. */
+export function spawnCoffer(name: string, args: string[], env: NodeJS.ProcessEnv, bin = COFFER_BIN): CofferProcess {
+  const child = spawnTracked(`coffer ${args.join(" ")}`, process.execPath, [bin, ...args], {
     env,
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
