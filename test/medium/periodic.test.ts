@@ -94,6 +94,7 @@ describe("the periodic tasks", () => {
       "coffer-series-detection": "10 * * * *",
       "coffer-purge-webhook-events": "15 * * * *",
       "coffer-purge-login-leftovers": "20 * * * *",
+      "coffer-purge-sync-logs": "25 * * * *",
     });
   });
 
