@@ -98,7 +98,7 @@ describe("REST gateway: logging what went wrong", () => {
     );
   });
 
-  it("a readiness probe that finds the core down → 503, and no line at info (probes poll; the 503 says it)", async () => {
+  it("a readiness probe that finds the core down → 503, no line at info (probes poll; the 503 says it)", async () => {
     const res = await noCore.inject({ method: "GET", url: "/health/ready", headers: { "x-request-id": "probe-1" } });
     expectEnvelope(res, "UNAVAILABLE");
     expect(linesOf(noCoreLog.lines, "probe-1")).toEqual([]);
