@@ -1,4 +1,5 @@
 import type { Em } from "../db/orm.js";
+import { lockForTransaction } from "../db/locks.js";
 import { pgArray, query } from "../db/sql.js";
 import { validation } from "../errors/coffer-error.js";
 import type { Actor } from "../ledger/actor.js";
@@ -28,8 +29,6 @@ export const AUTO_MIN_CONFIDENCE = 0.7;
 export const DEFAULT_APPLY_MIN_CONFIDENCE = AUTO_MIN_CONFIDENCE;
 /** Who automatic detection writes as, in the audit trail and as the series' creator. */
 export const DETECTION_ACTOR: Actor = { type: "system", id: null, keyId: null, name: "series detection" };
-/** Serializes applying detection across requests, the daily task and several cores (pg_advisory_xact_lock). */
-const DETECTION_LOCK = 7_100_014;
 /** The daily run happens when the last automatic one is at least this old. */
 const DAILY_AFTER_MS = 23.5 * 3600_000;
 
@@ -180,7 +179,7 @@ export async function applySeriesDetection(
   opts: { minConfidence: number; trigger: DetectionTrigger; today?: string },
 ): Promise<DetectionApplied> {
   return em.transactional(async (tx) => {
-    await query(tx, `select pg_advisory_xact_lock(?)`, [DETECTION_LOCK]);
+    await lockForTransaction(tx, "seriesDetection");
     return applyLocked(tx, actor, { ...opts, today: opts.today ?? todayUtc(nowOf(tx)) });
   });
 }
@@ -254,7 +253,7 @@ async function applyLocked(
  */
 export async function runDailySeriesDetection(em: Em, now = nowOf(em)): Promise<DetectionApplied | null> {
   return em.transactional(async (tx) => {
-    await query(tx, `select pg_advisory_xact_lock(?)`, [DETECTION_LOCK]);
+    await lockForTransaction(tx, "seriesDetection");
     const [last] = await query<{ at: Date | null }>(
       tx,
       `select max(finished_at) as at from series_detection_runs where trigger in ('nightly', 'sync')`,

@@ -228,7 +228,6 @@ async function storedKeys(tx: Em, ctx: PageContext, list: Row[]): Promise<Set<st
      from unnest(?::uuid[], ?::text[]) as k(account_id, ptid)
      join transactions t on t.account_id = k.account_id and t.provider = ? and t.provider_transaction_id = k.ptid`,
     [pgArray(list.map((r) => r.accountId)), pgArray(list.map((r) => r.ptid)), ctx.provider],
-    { bound: true },
   );
   return new Set(rows.map((r) => keyOf(r.account_id, r.ptid)));
 }
@@ -323,7 +322,6 @@ async function upsertRows(tx: Em, ctx: PageContext, list: Row[], rules: PageRule
              case when ${PROVIDER_OWNS_CATEGORY} then excluded.category_id end)
          returning t.id, t.account_id, t.provider_transaction_id, (t.xmax = 0) as inserted`,
         [ctx.provider, pgArray(list.map(() => newShortId())), ...arrays],
-        { bound: true },
       ),
     ),
   );
@@ -380,7 +378,6 @@ async function carryOver(
       pgArray(successors.map((r) => r.pendingPtid)),
       ctx.provider,
     ],
-    { bound: true },
   );
   if (pairs.length === 0) return { successors: [], live: [] };
   const live = pairs.filter((p) => p.live).map((p) => p.old_id);
@@ -421,7 +418,6 @@ async function removeListed(tx: Em, ctx: PageContext, page: SyncPage): Promise<s
        and t.deleted_at is null
      returning t.id`,
     [pgArray(listed.map((l) => l.accountId)), pgArray(listed.map((l) => l.ptid)), ctx.provider],
-    { bound: true },
   );
   return rows.map((r) => r.id);
 }
@@ -455,7 +451,6 @@ async function removeVanishedPending(tx: Em, ctx: PageContext, page: SyncPage, l
       pgArray(list.map((r) => r.accountId)),
       pgArray(list.map((r) => r.ptid)),
     ],
-    { bound: true },
   );
   return rows.map((r) => r.id);
 }

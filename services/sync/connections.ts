@@ -130,8 +130,6 @@ export async function createConnection(
            cursor = case when provider = 'csv' then null else cursor end
          where id = ?`,
         [sealed, enrollment.institutionId, enrollment.institutionName, connectionId],
-        // A CSV connection's credentials are its file (megabytes): sent as a bind parameter, not in the SQL text.
-        { bound: true },
       );
     } else {
       await retryOnShortIdClash(() =>
@@ -151,7 +149,6 @@ export async function createConnection(
               enrollment.institutionName,
               sealed,
             ],
-            { bound: true },
           ),
         ),
       );

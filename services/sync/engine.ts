@@ -7,7 +7,7 @@ import { applyPage, ConnectionGone, MAX_LOGGED_SKIPS, type PageContext } from ".
 import { mappedCategorySlug } from "./category-map.js";
 import type { CredentialCipher } from "./credentials.js";
 import type { PostCommitHook } from "./hooks.js";
-import { tryLockConnection } from "./lock.js";
+import { tryLockConnection } from "../db/locks.js";
 import type { ProviderName } from "./providers/provider.js";
 import type { ProviderRegistry } from "./registry.js";
 import { classifyFailure, HEALTHY, isTransient, statusAfterFailure, type SyncFailure } from "./status.js";

@@ -52,7 +52,7 @@ export async function resealCredentials(em: Em, from: CredentialCipher, to: Cred
       );
     }
     for (const r of sealed) {
-      await query(tx, `update connections set credentials = ? where id = ?`, [r!.credentials, r!.id], { bound: true });
+      await query(tx, `update connections set credentials = ? where id = ?`, [r!.credentials, r!.id]);
     }
     return rows.length;
   });

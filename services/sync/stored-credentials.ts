@@ -14,5 +14,5 @@ export async function sealedCredentials(em: Em, connectionId: string): Promise<B
 
 /** Replaces a connection's sealed credentials (null wipes them: a disconnect). */
 export async function storeSealedCredentials(em: Em, connectionId: string, sealed: Buffer | null): Promise<void> {
-  await query(em, `update connections set credentials = ? where id = ?`, [sealed, connectionId], { bound: true });
+  await query(em, `update connections set credentials = ? where id = ?`, [sealed, connectionId]);
 }
