@@ -1,6 +1,8 @@
 import { AMOUNT, CURRENCY, isCalendarDate } from "../../common/validation.js";
 import type { Em } from "../db/orm.js";
 import { pgArray, query } from "../db/sql.js";
+import { lockConnectionCursor, updateConnectionCursor } from "../db/tables/connections.js";
+import { addSyncLogPage } from "../db/tables/sync-logs.js";
 import { retryOnShortIdClash } from "../ids/insert.js";
 import { newShortId } from "../ids/short-id.js";
 import type { Actor } from "../ledger/actor.js";
@@ -138,11 +140,7 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
   const list = [...rows.values()];
 
   return em.transactional(async (tx) => {
-    const [conn] = await query<{ cursor: string | null; status: string }>(
-      tx,
-      `select cursor, status from connections where id = ? for update`,
-      [ctx.connectionId],
-    );
+    const conn = await lockConnectionCursor(tx, ctx.connectionId);
     if (!conn || conn.status === "disconnected") throw new ConnectionGone();
     if (conn.cursor !== ctx.cursorBefore) throw new CursorMoved();
 
@@ -172,22 +170,15 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
 
     const toLog = skipped.slice(0, Math.max(0, MAX_LOGGED_SKIPS - ctx.loggedSkips));
     const unchanged = list.length - written.length;
-    await query(
-      tx,
-      `update sync_logs set pages = pages + 1, added = added + ?, modified = modified + ?, removed = removed + ?,
-         unchanged = unchanged + ?, skipped_count = skipped_count + ?, skipped = skipped || ?::jsonb
-       where id = ?`,
-      [
-        insertedIds.length,
-        updatedIds.length,
-        removedIds.length,
-        unchanged,
-        skipped.length,
-        JSON.stringify(toLog),
-        ctx.syncLogId,
-      ],
-    );
-    await query(tx, `update connections set cursor = ? where id = ?`, [page.nextCursor, ctx.connectionId]);
+    await addSyncLogPage(tx, ctx.syncLogId, {
+      added: insertedIds.length,
+      modified: updatedIds.length,
+      removed: removedIds.length,
+      unchanged,
+      skipped: skipped.length,
+      logged: toLog,
+    });
+    await updateConnectionCursor(tx, ctx.connectionId, page.nextCursor);
     // A posted row that took over its pending row continues that transaction (pending → posted is a
     // change of its provider data): on_create rules ran on the pending row, so they do not run again.
     // Last: it locks the rules whose hit counts it adds until the page commits.
