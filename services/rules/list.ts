@@ -1,6 +1,6 @@
 import { UUID } from "../../common/validation.js";
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { countRuleRows, ruleExists, ruleRowsPage } from "../db/tables/rules.js";
 import { CofferError } from "../errors/coffer-error.js";
 import { containsPattern, parseSearch, parseSearchMode, wholeWordPattern } from "../ledger/transactions/filter.js";
 import { UNCATEGORIZED } from "../ledger/taxonomy.js";
@@ -9,7 +9,7 @@ import type { CursorKeyring } from "../pagination/cursor-keys.js";
 import { parseLimit } from "../pagination/limit.js";
 import { isSlug } from "../shared/validate.js";
 import { loadReferenceMaps } from "./references.js";
-import { parseTrigger, presentRule, RULE_COLUMNS, type RuleRow, type RuleView } from "./rules.js";
+import { parseTrigger, presentRule, type RuleView } from "./rules.js";
 import { clockOf, epochSeconds } from "../clock.js";
 
 /**
@@ -147,25 +147,6 @@ function parseSort(sortBy: string | undefined, sortOrder: string | undefined): {
   return { by, order };
 }
 
-/** Pipeline order, which also breaks the ties of the other sorts. */
-const PIPELINE = "r.priority, r.created_at, r.id";
-
-function orderBy(by: RuleSort, order: "asc" | "desc"): string {
-  switch (by) {
-    case "priority":
-      return `r.priority ${order}, r.created_at ${order}, r.id ${order}`;
-    case "hit_count":
-      return `r.hit_count ${order}, ${PIPELINE}`;
-    case "last_hit_at":
-      // Never-hit rules are the least recently hit.
-      return `r.last_hit_at ${order} nulls ${order === "desc" ? "last" : "first"}, ${PIPELINE}`;
-    case "created_at":
-      return `r.created_at ${order}, r.id ${order}`;
-    case "name":
-      return `lower(r.name) ${order}, ${PIPELINE}`;
-  }
-}
-
 const POSITION = /^(-?\d{1,7})\|(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})$/;
 
 export async function listRules(em: Em, input: ListRulesInput, keys: CursorKeyring): Promise<RulePage> {
@@ -180,8 +161,7 @@ export async function listRules(em: Em, input: ListRulesInput, keys: CursorKeyri
   const filters = await resolveFilters(em, input);
   const hash = filterHash({ filter: filters.canonical, sort_by: by, sort_order: order });
 
-  let keyset = "";
-  const keysetParams: unknown[] = [];
+  let after: { priority: number; createdKey: string; id: string } | undefined;
   // Later pages keep the first page's time, so a pagination expires as a whole.
   let issued = epochSeconds(clockOf(em));
   if (cursorRaw !== "") {
@@ -193,26 +173,13 @@ export async function listRules(em: Em, input: ListRulesInput, keys: CursorKeyri
     });
     const m = POSITION.exec(c.d);
     if (!m || !UUID.test(c.i) || c.i !== c.i.toLowerCase()) throw invalidCursor("cursor is malformed");
-    const anchor = await query(em, `select 1 from rules where id = ?::uuid`, [c.i]);
-    if (anchor.length === 0) throw invalidCursor("the rule this cursor continues from no longer exists");
-    keyset = ` and (r.priority, r.created_at, r.id) ${order === "asc" ? ">" : "<"}
-      (?::int, ?::timestamp at time zone 'UTC', ?::uuid)`;
-    keysetParams.push(Number(m[1]), m[2], c.i);
+    if (!(await ruleExists(em, c.i))) throw invalidCursor("the rule this cursor continues from no longer exists");
+    after = { priority: Number(m[1]), createdKey: m[2], id: c.i };
     issued = c.t;
   }
 
-  const [count] = await query<{ n: string }>(
-    em,
-    `select count(*)::text as n from rules r where ${filters.sql}`,
-    filters.params,
-  );
-  const rows = await query<RuleRow>(
-    em,
-    `select ${RULE_COLUMNS} from rules r where (${filters.sql})${keyset}
-     order by ${orderBy(by, order)} limit ${limit + 1}`,
-    [...filters.params, ...keysetParams],
-  );
-  const total = Number(count.n);
+  const total = await countRuleRows(em, filters);
+  const rows = await ruleRowsPage(em, filters, { by, order, limit: limit + 1, after });
   const page = rows.slice(0, limit);
   const maps = await loadReferenceMaps(em);
   const rules = page.map((r) => presentRule(r, maps));
