@@ -223,7 +223,8 @@ export async function completeSetup(
     if (loginId === null) {
       // One first admin, however many first-run links were printed: the lock orders simultaneous setups.
       await lockForTransaction(tx, "firstLogin");
-      if (await anyLoginExists(tx)) throw new CofferError("EXPIRED", "An admin login exists already; sign in, or ask an admin for a link");
+      if (await anyLoginExists(tx))
+        throw new CofferError("EXPIRED", "An admin login exists already; sign in, or ask an admin for a link");
       const user = await createUser(tx, { name: name!, email: email! });
       loginId = crypto.randomUUID();
       await insertLogin(tx, { id: loginId, userId: user.id, email: email!, role: "admin" }).catch(emailTaken);

@@ -26,7 +26,12 @@ const looksLikeToken = (s: string) => /^[A-Za-z0-9_-]{43}$/.test(s);
 /** Opens a session for a login (after a password or a setup link was checked) and returns its token, once. */
 export async function openSession(em: Em, loginId: string): Promise<string> {
   const token = newSecretToken();
-  await insertLoginSession(em, { id: crypto.randomUUID(), loginId, tokenHash: hashSecret(token), ttlDays: SESSION_TTL_DAYS });
+  await insertLoginSession(em, {
+    id: crypto.randomUUID(),
+    loginId,
+    tokenHash: hashSecret(token),
+    ttlDays: SESSION_TTL_DAYS,
+  });
   await updateLoginLastLogin(em, loginId);
   return token;
 }

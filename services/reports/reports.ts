@@ -104,7 +104,8 @@ export async function listReports(
     em,
     {
       unread: filter.unread,
-      priority: filter.priority === undefined ? undefined : parsePriority(filter.priority, "priority", "INVALID_PARAMETER"),
+      priority:
+        filter.priority === undefined ? undefined : parsePriority(filter.priority, "priority", "INVALID_PARAMETER"),
       tag: filter.tag === undefined ? undefined : parseSlug(filter.tag, "tag", "INVALID_PARAMETER"),
       since: filter.since === undefined ? undefined : parseInstant(filter.since, "since"),
     },

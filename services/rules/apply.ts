@@ -1,5 +1,4 @@
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
 import { validation } from "../errors/coffer-error.js";
 import type { Actor } from "../ledger/actor.js";
 import { recordAnnotation } from "../ledger/annotations.js";

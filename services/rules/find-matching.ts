@@ -1,5 +1,4 @@
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
 import { CofferError } from "../errors/coffer-error.js";
 import { resolveTransactionId } from "../ledger/transactions/view.js";
 import { TRUE, truthOf, type TransactionContext, type Trigger } from "./engine/index.js";

@@ -9,12 +9,7 @@ import type { CredentialCipher } from "./credentials.js";
 import type { PostCommitHook } from "./hooks.js";
 import { tryLockConnection } from "../db/locks.js";
 import { markConnectionSynced, setConnectionError } from "../db/tables/connections.js";
-import {
-  addSyncLogSkips,
-  endSyncLog,
-  interruptRunningSyncLogs,
-  startSyncLog,
-} from "../db/tables/sync-logs.js";
+import { addSyncLogSkips, endSyncLog, interruptRunningSyncLogs, startSyncLog } from "../db/tables/sync-logs.js";
 import type { ProviderName } from "./providers/provider.js";
 import type { ProviderRegistry } from "./registry.js";
 import { classifyFailure, HEALTHY, isTransient, statusAfterFailure, type SyncFailure } from "./status.js";

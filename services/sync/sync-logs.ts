@@ -1,5 +1,5 @@
 import type { Em } from "../db/orm.js";
-import { syncLogRowsByIds, type SyncLogRow } from "../db/tables/sync-logs.js";
+import { syncLogRowsByIds, syncLogsByStart, type SyncLogRow } from "../db/tables/sync-logs.js";
 import type { CursorKeyring } from "../pagination/cursor-keys.js";
 import { timePage } from "../pagination/time-keyset.js";
 import { resolveConnection } from "./connections.js";
@@ -17,10 +17,7 @@ export async function listSyncLogs(
   const page = await timePage(
     em,
     {
-      table: "sync_logs",
-      timeColumn: "started_at",
-      where: connection ? "connection_id = ?" : "true",
-      params: connection ? [connection.id] : [],
+      rows: syncLogsByStart(connection?.id ?? null),
       filters: { connection_id: connection?.id ?? null },
       limit: req.limit,
       cursor: req.cursor,

@@ -10,6 +10,7 @@ import {
   markWebhookEventReplayed,
   webhookEventRowByLookup,
   webhookEventRowsByIds,
+  webhookEventsByReceipt,
   type WebhookEventRow,
 } from "../db/tables/webhook-events.js";
 import { CofferError, notFound } from "../errors/coffer-error.js";
@@ -44,6 +45,8 @@ export interface WebhookEventView {
   /** The body, when it is a JSON object (every provider's is); null otherwise. */
   payload: Record<string, unknown> | null;
 }
+
+const WEBHOOK_EVENT_STATUSES: readonly WebhookEventStatus[] = ["accepted", "duplicate", "rejected", "ignored"];
 
 /** Headers never stored with an event, whoever sends them. */
 const UNSTORED_HEADERS = new Set(["authorization", "cookie", "x-api-key", "proxy-authorization"]);
@@ -169,36 +172,24 @@ export async function listWebhookEvents(
   req: { provider?: string; status?: string; limit?: number; cursor: string },
   keys: CursorKeyring,
 ): Promise<{ events: WebhookEventView[]; nextCursor: string; hasMore: boolean }> {
-  const where: string[] = ["true"];
-  const params: unknown[] = [];
   const provider = parseText(req.provider, "provider", { min: 0, max: 64 }, "INVALID_PARAMETER");
-  if (provider) {
-    where.push("provider = ?");
-    params.push(provider);
-  }
-  if (req.status) {
-    if (!["accepted", "duplicate", "rejected", "ignored"].includes(req.status)) {
-      throw new CofferError("INVALID_PARAMETER", "status must be one of accepted, duplicate, rejected, ignored");
-    }
-    where.push("status = ?");
-    params.push(req.status);
+  if (req.status && !WEBHOOK_EVENT_STATUSES.includes(req.status as WebhookEventStatus)) {
+    throw new CofferError("INVALID_PARAMETER", "status must be one of accepted, duplicate, rejected, ignored");
   }
   const page = await timePage(
     em,
     {
-      table: "webhook_events",
-      timeColumn: "received_at",
-      where: where.join(" and "),
-      params,
+      rows: webhookEventsByReceipt({
+        provider: provider || undefined,
+        status: (req.status || undefined) as WebhookEventStatus | undefined,
+      }),
       filters: { provider: req.provider ?? null, status: req.status ?? null },
       limit: req.limit,
       cursor: req.cursor,
     },
     keys,
   );
-  const rows = page.ids.length
-    ? await webhookEventRowsByIds(em, page.ids)
-    : [];
+  const rows = page.ids.length ? await webhookEventRowsByIds(em, page.ids) : [];
   return { events: rows.map(present), nextCursor: page.nextCursor, hasMore: page.hasMore };
 }
 

@@ -124,7 +124,9 @@ export async function markConnectionDisconnected(em: Em, id: string): Promise<vo
 
 /** A connection's sealed credentials; undefined for no such connection, null once wiped. */
 export async function connectionCredentials(em: Em, id: string): Promise<Buffer | null | undefined> {
-  const rows = await query<{ credentials: Buffer | null }>(em, `select credentials from connections where id = ?`, [id]);
+  const rows = await query<{ credentials: Buffer | null }>(em, `select credentials from connections where id = ?`, [
+    id,
+  ]);
   return rows[0]?.credentials;
 }
 

@@ -70,7 +70,11 @@ export interface RuleWhere {
 }
 
 export async function countRuleRows(em: Em, where: RuleWhere): Promise<number> {
-  const [count] = await query<{ n: string }>(em, `select count(*)::text as n from rules r where ${where.sql}`, where.params);
+  const [count] = await query<{ n: string }>(
+    em,
+    `select count(*)::text as n from rules r where ${where.sql}`,
+    where.params,
+  );
   return Number(count.n);
 }
 
@@ -204,7 +208,10 @@ export async function deleteRuleRow(
 }
 
 /** The first rule in pipeline order whose actions contain this JSON pattern. */
-export async function firstRuleWithActions(em: Em, pattern: unknown): Promise<{ short_id: string; name: string } | undefined> {
+export async function firstRuleWithActions(
+  em: Em,
+  pattern: unknown,
+): Promise<{ short_id: string; name: string } | undefined> {
   const rows = await query<{ short_id: string; name: string }>(
     em,
     `select short_id, name from rules where actions @> ?::jsonb order by priority, created_at, id limit 1`,

@@ -1,6 +1,7 @@
 import type { SyncLogStatus, SyncTrigger } from "../entities/index.js";
 import type { Em } from "../orm.js";
 import { iso, pgArray, query } from "../sql.js";
+import { timeOrdered, type TimeOrderedRows } from "./time-ordered.js";
 
 /** One sync run as the API shows it. */
 export interface SyncLogRow {
@@ -72,11 +73,11 @@ export async function addSyncLogSkips(
   id: string,
   skips: { count: number; logged: { row: string; reason: string }[] },
 ): Promise<void> {
-  await query(em, `update sync_logs set skipped_count = skipped_count + ?, skipped = skipped || ?::jsonb where id = ?`, [
-    skips.count,
-    JSON.stringify(skips.logged),
-    id,
-  ]);
+  await query(
+    em,
+    `update sync_logs set skipped_count = skipped_count + ?, skipped = skipped || ?::jsonb where id = ?`,
+    [skips.count, JSON.stringify(skips.logged), id],
+  );
 }
 
 /** Adds one written page's counts. */
@@ -107,12 +108,11 @@ export async function endSyncLog(
   status: "success" | "error" | "interrupted",
   error: { code: string; message: string } | null,
 ): Promise<void> {
-  await query(em, `update sync_logs set status = ?, finished_at = now(), error_code = ?, error_message = ? where id = ?`, [
-    status,
-    error?.code ?? null,
-    error?.message ?? null,
-    id,
-  ]);
+  await query(
+    em,
+    `update sync_logs set status = ?, finished_at = now(), error_code = ?, error_message = ? where id = ?`,
+    [status, error?.code ?? null, error?.message ?? null, id],
+  );
 }
 
 /**
@@ -133,3 +133,11 @@ export async function deleteOldSyncLogs(em: Em, days: number): Promise<number> {
   );
   return rows[0].n;
 }
+
+/** Sync logs newest first by start, of one connection or of all. */
+export const syncLogsByStart = (connectionId: string | null): TimeOrderedRows =>
+  timeOrdered(
+    "sync_logs",
+    "started_at",
+    connectionId ? { sql: "connection_id = ?", params: [connectionId] } : { sql: "true", params: [] },
+  );

@@ -2,6 +2,7 @@ import type { WebhookEventStatus } from "../entities/index.js";
 import type { IdLookup } from "../../ids/resolve-id.js";
 import type { Em } from "../orm.js";
 import { iso, pgArray, query } from "../sql.js";
+import { timeOrdered, type TimeOrderedRows } from "./time-ordered.js";
 
 /**
  * Stores a delivery. A second delivery of an accepted event id loses the race
@@ -121,4 +122,19 @@ export async function deleteOldWebhookEvents(
     [retention.keptDays, retention.rejectedDays],
   );
   return rows[0].n;
+}
+
+/** Stored events newest first by receipt, of a provider and with a status when given. */
+export function webhookEventsByReceipt(f: { provider?: string; status?: WebhookEventStatus }): TimeOrderedRows {
+  const where: string[] = ["true"];
+  const params: unknown[] = [];
+  if (f.provider) {
+    where.push("provider = ?");
+    params.push(f.provider);
+  }
+  if (f.status) {
+    where.push("status = ?");
+    params.push(f.status);
+  }
+  return timeOrdered("webhook_events", "received_at", { sql: where.join(" and "), params });
 }
