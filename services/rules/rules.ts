@@ -230,11 +230,7 @@ export async function updateRule(em: Em, actor: Actor, rawId: string, input: Rul
       if (!sameJson(current[k], v)) changes[k] = { from: current[k], to: v };
     }
     if (Object.keys(changes).length === 0) return;
-    await updateRuleRow(
-      tx,
-      id,
-      Object.fromEntries(Object.keys(changes).map((k) => [k, next[k as keyof RuleChanges]])) as RuleChanges,
-    );
+    await updateRuleRow(tx, id, Object.fromEntries(Object.keys(changes).map((k) => [k, next[k as keyof RuleChanges]])));
     await recordAnnotation(tx, actor, {
       entityType: "rule",
       entityId: id,

@@ -1,4 +1,4 @@
-import type { SeriesCadence, SeriesType } from "../db/entities/index.js";
+import type { SeriesType } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import { activeSeriesDueBefore } from "../db/tables/series.js";
 import { CofferError } from "../errors/coffer-error.js";
