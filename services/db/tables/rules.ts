@@ -1,6 +1,8 @@
 import type { IdLookup } from "../../ids/resolve-id.js";
 import type { Actor } from "../../ledger/actor.js";
+import { containsPattern, wholeWordPattern, type SearchMode } from "../../ledger/transactions/filter.js";
 import type { Trigger } from "../../rules/engine/pipeline.js";
+import type { RuleSort } from "../../rules/list.js";
 import type { StoredAction } from "../../rules/references.js";
 import type { Em } from "../orm.js";
 import { iso, pgArray, query } from "../sql.js";
@@ -63,13 +65,57 @@ export async function ruleExists(em: Em, id: string): Promise<boolean> {
   return (await query(em, `select 1 from rules where id = ?::uuid`, [id])).length > 0;
 }
 
-/** A condition on rules (alias `r`) built by the rule list's filters, with its parameters. */
-export interface RuleWhere {
-  sql: string;
-  params: unknown[];
+/** The rule list's filters, checked; each one given narrows the list. */
+export interface RuleFilter {
+  /** Rules whose actions set this category (null: set uncategorized). */
+  setsCategory?: { id: string | null };
+  enabled?: boolean;
+  trigger?: Trigger;
+  creatorType?: "user" | "agent" | "system";
+  /** Names matching any of the terms, in the search mode. */
+  search?: { mode: SearchMode; terms: string[] };
+  /** Only never-hit rules (wins over minHitCount). */
+  onlyUnused?: boolean;
+  minHitCount?: number;
 }
 
-export async function countRuleRows(em: Em, where: RuleWhere): Promise<number> {
+function filterSql(f: RuleFilter): { sql: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, ...p: unknown[]) => {
+    clauses.push(sql);
+    params.push(...p);
+  };
+  if (f.setsCategory) {
+    add("r.actions @> ?::jsonb", JSON.stringify([{ type: "set_category", category_id: f.setsCategory.id }]));
+  }
+  if (f.enabled !== undefined) add("r.enabled = ?", f.enabled);
+  if (f.trigger !== undefined) add("r.trigger = ?", f.trigger);
+  if (f.creatorType !== undefined) add("r.created_by_type = ?", f.creatorType);
+  if (f.search && f.search.terms.length > 0) {
+    const mode = f.search.mode;
+    const parts = f.search.terms.map((term) => {
+      switch (mode) {
+        case "contains":
+          return { sql: "lower(r.name) like ?", params: [containsPattern(term)] };
+        case "words": {
+          const words = term.split(" ");
+          return { sql: `(${words.map(() => "r.name ~* ?").join(" and ")})`, params: words.map(wholeWordPattern) };
+        }
+        case "fuzzy":
+          // pg_trgm word similarity, as the transaction search's fuzzy mode.
+          return { sql: "? <% r.name", params: [term] };
+      }
+    });
+    add(`(${parts.map((p) => p.sql).join(" or ")})`, ...parts.flatMap((p) => p.params));
+  }
+  if (f.onlyUnused) add("r.hit_count = 0");
+  else if (f.minHitCount !== undefined) add("r.hit_count >= ?", f.minHitCount);
+  return { sql: clauses.length ? clauses.join(" and ") : "true", params };
+}
+
+export async function countRuleRows(em: Em, filter: RuleFilter): Promise<number> {
+  const where = filterSql(filter);
   const [count] = await query<{ n: string }>(
     em,
     `select count(*)::text as n from rules r where ${where.sql}`,
@@ -78,12 +124,10 @@ export async function countRuleRows(em: Em, where: RuleWhere): Promise<number> {
   return Number(count.n);
 }
 
-export type RuleOrder = "priority" | "hit_count" | "last_hit_at" | "created_at" | "name";
-
 /** Pipeline order, which also breaks the ties of the other sorts. */
 const PIPELINE = "r.priority, r.created_at, r.id";
 
-function orderBy(by: RuleOrder, order: "asc" | "desc"): string {
+function orderBy(by: RuleSort, order: "asc" | "desc"): string {
   switch (by) {
     case "priority":
       return `r.priority ${order}, r.created_at ${order}, r.id ${order}`;
@@ -105,9 +149,9 @@ function orderBy(by: RuleOrder, order: "asc" | "desc"): string {
  */
 export async function ruleRowsPage(
   em: Em,
-  where: RuleWhere,
+  filter: RuleFilter,
   page: {
-    by: RuleOrder;
+    by: RuleSort;
     order: "asc" | "desc";
     limit: number;
     after?: { priority: number; createdKey: string; id: string };
@@ -117,6 +161,7 @@ export async function ruleRowsPage(
     ? ` and (r.priority, r.created_at, r.id) ${page.order === "asc" ? ">" : "<"}
       (?::int, ?::timestamp at time zone 'UTC', ?::uuid)`
     : "";
+  const where = filterSql(filter);
   const keysetParams = page.after ? [page.after.priority, page.after.createdKey, page.after.id] : [];
   return query<RuleRow>(
     em,
