@@ -24,7 +24,9 @@ export async function query<T = Record<string, unknown>>(
   params: unknown[] = [],
   opts: { prepare?: boolean } = {},
 ): Promise<T[]> {
-  let raw = em.getKnex().raw(sql, params as never[]);
+  // pg would send a Date in the host's zone; UTC text keeps a date column's day independent of the host.
+  const bound = params.map((p) => (p instanceof Date ? p.toISOString() : p));
+  let raw = em.getKnex().raw(sql, bound as never[]);
   const tx = em.getTransactionContext<Knex.Transaction>();
   if (tx) raw = raw.transacting(tx);
   else if (opts.prepare) raw = raw.options({ name: statementName(sql) });
