@@ -13,20 +13,10 @@ import { withShortId } from "../ids/insert.js";
 import { resolveUser } from "../users/users.js";
 import { displayPrefix, generateApiKey, hashSecret, looksLikeApiKey } from "./key-hash.js";
 import { findByIdOrShortId } from "../ids/find.js";
-import { iso, query } from "../db/sql.js";
+import { keyViewById, listKeyViews, touchKeyByHash, type KeyViewRow } from "../db/tables/api-keys.js";
 import { parseText } from "../shared/validate.js";
 import { MISSING_CREDENTIALS_MESSAGE } from "../../common/credentials.js";
 import { nowOf } from "../clock.js";
-
-interface KeyRow {
-  id: string;
-  short_id: string;
-  name: string;
-  scope: ApiKeyScope;
-  actor_type: ActorType;
-  user_id: string | null;
-  revoked: boolean;
-}
 
 /** last_used_at is refreshed at most this often, so reads do not turn into writes. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -35,19 +25,9 @@ export async function authenticateKey(em: Em, presented: string | null): Promise
   if (!presented) throw new CofferError("MISSING_CREDENTIALS", MISSING_CREDENTIALS_MESSAGE);
   // Every RPC runs this, so it is one plain indexed query (no entity hydration), and the
   // last_used_at refresh rides on it: the update happens only when the stamp is stale.
-  const [key] = looksLikeApiKey(presented)
-    ? await query<KeyRow>(
-        em,
-        `with k as (select id, short_id, name, scope, actor_type, user_id, revoked_at, last_used_at
-                      from api_keys where key_hash = ?),
-              touched as (update api_keys set last_used_at = now()
-                          from k where api_keys.id = k.id and k.revoked_at is null
-                            and (k.last_used_at is null or k.last_used_at < now() - make_interval(secs => ?)))
-         select id, short_id, name, scope, actor_type, user_id, revoked_at is not null as revoked from k`,
-        [hashSecret(presented), TOUCH_INTERVAL_MS / 1000],
-        { prepare: true },
-      )
-    : [];
+  const key = looksLikeApiKey(presented)
+    ? await touchKeyByHash(em, hashSecret(presented), TOUCH_INTERVAL_MS / 1000)
+    : undefined;
   if (!key) throw new CofferError("INVALID_API_KEY", "The API key is not valid");
   if (key.revoked) throw new CofferError("REVOKED_API_KEY", "The API key has been revoked");
   return {
@@ -124,19 +104,6 @@ export type ApiKeyView = Pick<
   "id" | "shortId" | "name" | "scope" | "actorType" | "userId" | "keyPrefix" | "createdAt" | "lastUsedAt" | "revokedAt"
 > & { userShortId: string | null };
 
-const KEY_VIEW_SQL = `select k.id, k.short_id as "shortId", k.name, k.scope, k.actor_type as "actorType",
-    k.user_id as "userId",
-    k.key_prefix as "keyPrefix", ${iso("k.created_at")} as "createdAt", ${iso("k.last_used_at")} as "lastUsedAt",
-    ${iso("k.revoked_at")} as "revokedAt", u.short_id as "userShortId"
-  from api_keys k left join users u on u.id = k.user_id`;
-
-type KeyViewRow = Omit<ApiKeyView, "createdAt" | "lastUsedAt" | "revokedAt"> & {
-  // As UTC ISO 8601 text: raw SQL reads timestamptz as text in the session's zone otherwise.
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-};
-
 const date = (v: string | null) => (v === null ? null : new Date(v));
 const keyView = (r: KeyViewRow): ApiKeyView => ({
   ...r,
@@ -146,7 +113,7 @@ const keyView = (r: KeyViewRow): ApiKeyView => ({
 });
 
 export async function listApiKeys(em: Em): Promise<ApiKeyView[]> {
-  const rows = await query<KeyViewRow>(em, `${KEY_VIEW_SQL} order by k.created_at, k.id`);
+  const rows = await listKeyViews(em);
   return rows.map(keyView);
 }
 
@@ -155,7 +122,7 @@ export async function listApiKeys(em: Em): Promise<ApiKeyView[]> {
  * (what `coffer` login checks and the MCP gateway call), so it is one prepared statement.
  */
 export async function loadApiKey(em: Em, id: string): Promise<ApiKeyView> {
-  const [row] = await query<KeyViewRow>(em, `${KEY_VIEW_SQL} where k.id = ?`, [id], { prepare: true });
+  const row = await keyViewById(em, id);
   if (!row) throw notFound("API key");
   return keyView(row);
 }

@@ -1,5 +1,5 @@
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { deleteLoginAttempt, insertLoginAttempt, loginAttemptWaits } from "../db/tables/login-attempts.js";
 import { CofferError } from "../errors/coffer-error.js";
 
 /** Sign-in attempts allowed per account and per address within WINDOW_SECONDS. */
@@ -20,22 +20,14 @@ export const attemptKey = (email: string) => email.trim().toLowerCase().slice(0,
  */
 export async function admitAttempt(em: Em, email: string, ip: string): Promise<string> {
   const key = attemptKey(email);
-  const [{ id }] = await query<{ id: string }>(
-    em,
-    `insert into login_attempts (email, ip) values (?, ?) returning id`,
-    [key, ip],
-  );
-  // Waiting time for one side: until its ATTEMPT_LIMIT-th most recent other attempt leaves the window.
-  const wait = (column: "email" | "ip") =>
-    `(select ceil(extract(epoch from attempted_at + make_interval(secs => ${WINDOW_SECONDS}) - clock_timestamp()))
-      from login_attempts where ${column} = ? and id <> ?
-        and attempted_at > clock_timestamp() - make_interval(secs => ${WINDOW_SECONDS})
-      order by attempted_at desc offset ${ATTEMPT_LIMIT - 1} limit 1)`;
-  const [row] = await query<{ email_wait: string | null; ip_wait: string | null }>(
-    em,
-    `select ${wait("email")} as email_wait, ${wait("ip")} as ip_wait`,
-    [key, id, ip, id],
-  );
+  const id = await insertLoginAttempt(em, key, ip);
+  const row = await loginAttemptWaits(em, {
+    email: key,
+    ip,
+    exceptId: id,
+    limit: ATTEMPT_LIMIT,
+    windowSeconds: WINDOW_SECONDS,
+  });
   if (row.email_wait !== null || row.ip_wait !== null) {
     await forgetAttempt(em, id);
     const seconds = Math.max(1, Number(row.email_wait ?? 0), Number(row.ip_wait ?? 0));
@@ -49,5 +41,5 @@ export async function admitAttempt(em: Em, email: string, ip: string): Promise<s
 }
 
 export async function forgetAttempt(em: Em, id: string): Promise<void> {
-  await query(em, `delete from login_attempts where id = ?`, [id]);
+  await deleteLoginAttempt(em, id);
 }

@@ -1,5 +1,5 @@
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { deleteLoginLeftovers } from "../db/tables/login-sessions.js";
 import type { PeriodicTask } from "../periodic.js";
 
 /**
@@ -9,18 +9,7 @@ import type { PeriodicTask } from "../periodic.js";
  * Returns how many rows went.
  */
 export async function purgeLoginLeftovers(em: Em): Promise<number> {
-  const [row] = await query<{ n: number }>(
-    em,
-    `with s as (delete from login_sessions
-                where revoked_at < now() - interval '1 day' or expires_at < now() - interval '1 day'
-                returning 1),
-          t as (delete from login_setup_tokens
-                where consumed_at < now() - interval '1 day' or expires_at < now() - interval '1 day'
-                returning 1),
-          a as (delete from login_attempts where attempted_at < now() - interval '1 hour' returning 1)
-     select ((select count(*) from s) + (select count(*) from t) + (select count(*) from a))::int as n`,
-  );
-  return row.n;
+  return deleteLoginLeftovers(em);
 }
 
 export const purgeLoginLeftoversTask: PeriodicTask = {

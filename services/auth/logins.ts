@@ -1,10 +1,29 @@
 import type { Em } from "../db/orm.js";
-import { iso, query } from "../db/sql.js";
+import { lockForTransaction } from "../db/locks.js";
+import {
+  consumeSetupToken,
+  consumeSetupTokensOf,
+  insertSetupToken,
+  liveSetupTokenByHash,
+  type LiveSetupTokenRow,
+} from "../db/tables/login-setup-tokens.js";
+import {
+  anyLoginExists,
+  deleteLoginById,
+  insertLogin,
+  lockAdminLogins,
+  loginPasswordByEmail,
+  loginViewById,
+  loginViewOfUser,
+  updateLoginPassword,
+  updateLoginRole,
+  type LoginViewRow,
+} from "../db/tables/logins.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { createUser, parseEmail, resolveUser } from "../users/users.js";
 import { hashSecret } from "./key-hash.js";
 import { admitAttempt, forgetAttempt } from "./login-attempts.js";
-import { checkNewPassword, hashPassword, verifyPassword, type PasswordHash } from "./passwords.js";
+import { checkNewPassword, hashPassword, verifyPassword } from "./passwords.js";
 import { parseRole, type LoginRole } from "./roles.js";
 import { parseText } from "../shared/validate.js";
 import { newSecretToken, openSession, revokeSessionsOf } from "./sessions.js";
@@ -24,17 +43,6 @@ export interface LoginView {
   createdAt: Date;
   updatedAt: Date;
 }
-
-const LOGIN_VIEW_SQL = `select l.id, l.user_id as "userId", u.short_id as "userShortId", l.email, l.role,
-    l.password_set as "passwordSet", ${iso("l.last_login_at")} as "lastLoginAt",
-    ${iso("l.created_at")} as "createdAt", ${iso("l.updated_at")} as "updatedAt"
-  from logins l join users u on u.id = l.user_id`;
-
-type LoginViewRow = Omit<LoginView, "lastLoginAt" | "createdAt" | "updatedAt"> & {
-  lastLoginAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
 
 const loginView = (r: LoginViewRow): LoginView => ({
   ...r,
@@ -60,7 +68,7 @@ function emailTaken(e: unknown): never {
 }
 
 async function findLogin(em: Em, userId: string): Promise<LoginView | null> {
-  const [row] = await query<LoginViewRow>(em, `${LOGIN_VIEW_SQL} where l.user_id = ?`, [userId]);
+  const row = await loginViewOfUser(em, userId);
   return row ? loginView(row) : null;
 }
 
@@ -75,16 +83,14 @@ export async function getLogin(em: Em, rawUserId: string): Promise<LoginView> {
 export async function issueSetupToken(em: Em, loginId: string | null): Promise<string> {
   const token = newSecretToken();
   if (loginId !== null) {
-    await query(em, `update login_setup_tokens set consumed_at = now() where login_id = ? and consumed_at is null`, [
-      loginId,
-    ]);
+    await consumeSetupTokensOf(em, loginId);
   }
-  await query(
-    em,
-    `insert into login_setup_tokens (id, login_id, token_hash, expires_at)
-     values (?, ?, ?, now() + make_interval(secs => ?))`,
-    [crypto.randomUUID(), loginId, hashSecret(token), SETUP_TOKEN_TTL_SECONDS],
-  );
+  await insertSetupToken(em, {
+    id: crypto.randomUUID(),
+    loginId,
+    tokenHash: hashSecret(token),
+    ttlSeconds: SETUP_TOKEN_TTL_SECONDS,
+  });
   return token;
 }
 
@@ -99,12 +105,7 @@ export async function createLogin(
   return em.transactional(async (tx) => {
     if (await findLogin(tx, user.id)) throw new CofferError("CONFLICT", "This household member already has a login");
     const id = crypto.randomUUID();
-    await query(tx, `insert into logins (id, user_id, email, role) values (?, ?, ?, ?)`, [
-      id,
-      user.id,
-      email,
-      role,
-    ]).catch(emailTaken);
+    await insertLogin(tx, { id, userId: user.id, email, role }).catch(emailTaken);
     const token = await issueSetupToken(tx, id);
     return { login: (await findLogin(tx, user.id))!, setupUrl: setupUrl(publicUrl, token) };
   });
@@ -131,7 +132,7 @@ export async function createLoginForMember(
 async function keepAnAdmin(em: Em, login: LoginView): Promise<void> {
   if (login.role !== "admin") return;
   // Locks the admin logins, so two simultaneous demotions cannot both pass.
-  const admins = await query<{ id: string }>(em, `select id from logins where role = 'admin' for update`);
+  const admins = await lockAdminLogins(em);
   if (admins.length <= 1) {
     throw new CofferError("CONFLICT", "This is the only admin login; make another login admin first");
   }
@@ -145,7 +146,7 @@ export async function updateLogin(em: Em, req: { userId: string; role?: string }
     if (!login) throw notFound("Login");
     if (role !== undefined && role !== login.role) {
       if (role !== "admin") await keepAnAdmin(tx, login);
-      await query(tx, `update logins set role = ?, updated_at = now() where id = ?`, [role, login.id]);
+      await updateLoginRole(tx, login.id, role);
     }
     return (await findLogin(tx, user.id))!;
   });
@@ -158,7 +159,7 @@ export async function deleteLogin(em: Em, rawUserId: string): Promise<void> {
     const login = await findLogin(tx, user.id);
     if (!login) throw notFound("Login");
     await keepAnAdmin(tx, login);
-    await query(tx, `delete from logins where id = ?`, [login.id]);
+    await deleteLoginById(tx, login.id);
   });
 }
 
@@ -173,28 +174,13 @@ export async function resetLoginPassword(em: Em, publicUrl: string, rawUserId: s
 
 /** The first-run setup URL while no login exists (`coffer start` prints it), else null. */
 export async function firstRunSetupUrl(em: Em, publicUrl: string): Promise<string | null> {
-  const [{ any }] = await query<{ any: boolean }>(em, `select exists (select 1 from logins) as any`);
-  return any ? null : setupUrl(publicUrl, await issueSetupToken(em, null));
-}
-
-interface SetupTokenRow {
-  id: string;
-  login_id: string | null;
-  email: string | null;
-  role: LoginRole | null;
+  return (await anyLoginExists(em)) ? null : setupUrl(publicUrl, await issueSetupToken(em, null));
 }
 
 const EXPIRED_LINK = "This setup link has been used or has expired; ask for a new one";
 
-async function liveSetupToken(em: Em, token: string, lock = false): Promise<SetupTokenRow> {
-  const [row] = /^[A-Za-z0-9_-]{43}$/.test(token)
-    ? await query<SetupTokenRow>(
-        em,
-        `select t.id, t.login_id, l.email, l.role from login_setup_tokens t left join logins l on l.id = t.login_id
-         where t.token_hash = ? and t.consumed_at is null and t.expires_at > now()${lock ? " for update of t" : ""}`,
-        [hashSecret(token)],
-      )
-    : [];
+async function liveSetupToken(em: Em, token: string, lock = false): Promise<LiveSetupTokenRow> {
+  const row = /^[A-Za-z0-9_-]{43}$/.test(token) ? await liveSetupTokenByHash(em, hashSecret(token), lock) : undefined;
   if (!row) throw new CofferError("EXPIRED", EXPIRED_LINK);
   return row;
 }
@@ -232,31 +218,21 @@ export async function completeSetup(
   const password = await hashPassword(req.password);
   return em.transactional(async (tx) => {
     const token = await liveSetupToken(tx, req.token, true);
-    await query(tx, `update login_setup_tokens set consumed_at = now() where id = ?`, [token.id]);
+    await consumeSetupToken(tx, token.id);
     let loginId = token.login_id;
     if (loginId === null) {
       // One first admin, however many first-run links were printed: the lock orders simultaneous setups.
-      await query(tx, `select pg_advisory_xact_lock(hashtext('coffer.first-login'))`);
-      const [{ any }] = await query<{ any: boolean }>(tx, `select exists (select 1 from logins) as any`);
-      if (any) throw new CofferError("EXPIRED", "An admin login exists already; sign in, or ask an admin for a link");
+      await lockForTransaction(tx, "firstLogin");
+      if (await anyLoginExists(tx))
+        throw new CofferError("EXPIRED", "An admin login exists already; sign in, or ask an admin for a link");
       const user = await createUser(tx, { name: name!, email: email! });
       loginId = crypto.randomUUID();
-      await query(tx, `insert into logins (id, user_id, email, role) values (?, ?, ?, 'admin')`, [
-        loginId,
-        user.id,
-        email,
-      ]).catch(emailTaken);
+      await insertLogin(tx, { id: loginId, userId: user.id, email: email!, role: "admin" }).catch(emailTaken);
     }
-    await query(
-      tx,
-      `update logins set password_hash = ?, password_salt = ?, password_params = ?::jsonb, updated_at = now()
-       where id = ?`,
-      [password.hash, password.salt, JSON.stringify(password.params), loginId],
-    );
+    await updateLoginPassword(tx, loginId, password);
     await revokeSessionsOf(tx, loginId);
     const sessionToken = await openSession(tx, loginId);
-    const [row] = await query<LoginViewRow>(tx, `${LOGIN_VIEW_SQL} where l.id = ?`, [loginId]);
-    return { login: loginView(row), sessionToken };
+    return { login: loginView((await loginViewById(tx, loginId))!), sessionToken };
   });
 }
 
@@ -275,12 +251,7 @@ export async function signIn(
   // The text rule before anything is looked up: the email is stored (in login_attempts) and compared in SQL.
   const email = parseText(req.email, "email", { min: 0, max: 320 });
   const attempt = await admitAttempt(em, email, req.ip);
-  const [row] = await query<{ id: string; hash: string | null; salt: string | null; params: PasswordHash["params"] }>(
-    em,
-    `select id, password_hash as hash, password_salt as salt, password_params as params
-     from logins where lower(email) = lower(?)`,
-    [email],
-  );
+  const row = await loginPasswordByEmail(em, email);
   const stored = row?.hash && row.salt ? { hash: row.hash, salt: row.salt, params: row.params } : null;
   if (!(await verifyPassword(req.password ?? "", stored)) || !row) {
     throw new CofferError("INVALID_CREDENTIALS", BAD_CREDENTIALS);
@@ -288,7 +259,6 @@ export async function signIn(
   await forgetAttempt(em, attempt);
   return em.transactional(async (tx) => {
     const sessionToken = await openSession(tx, row.id);
-    const [view] = await query<LoginViewRow>(tx, `${LOGIN_VIEW_SQL} where l.id = ?`, [row.id]);
-    return { login: loginView(view), sessionToken };
+    return { login: loginView((await loginViewById(tx, row.id))!), sessionToken };
   });
 }

@@ -2,7 +2,7 @@ import { MikroORM, defineConfig, type EntityManager } from "@mikro-orm/postgresq
 import { Migrator } from "@mikro-orm/migrations";
 import pg from "pg";
 import { migrateJobQueueSchema } from "./job-queue-schema.js";
-import { endPreparedPool } from "./sql.js";
+import { LOCK_KEYS } from "./locks.js";
 import { entities } from "./entities/index.js";
 import { migrationsList } from "./migrations/index.js";
 
@@ -52,14 +52,10 @@ export async function openOrm(databaseUrl: string, poolMax?: number, opts: OrmOp
   return MikroORM.init(ormConfig(databaseUrl, { ...opts, poolMax }));
 }
 
-/** Closes the ORM and the pool its prepared statements run on. */
+/** Closes the ORM and its pool. */
 export async function closeOrm(orm: Orm): Promise<void> {
-  await endPreparedPool(orm.em);
   await orm.close();
 }
-
-/** Arbitrary constant for pg_advisory_lock so concurrent cores never migrate at once. */
-const MIGRATION_LOCK = 7_100_001;
 
 /**
  * Applies pending migrations, then installs or upgrades the job queue's
@@ -70,7 +66,7 @@ export async function migrate(orm: Orm): Promise<string[]> {
   const lock = new pg.Client({ connectionString: orm.config.get("clientUrl") });
   await lock.connect();
   try {
-    await lock.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    await lock.query("select pg_advisory_lock($1)", [LOCK_KEYS.migration]);
     const applied = await orm.getMigrator().up();
     await migrateJobQueueSchema(lock);
     return applied.map((m) => m.name);

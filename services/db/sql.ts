@@ -1,88 +1,41 @@
 import { createHash } from "node:crypto";
 import { ForeignKeyConstraintViolationException } from "@mikro-orm/core";
 import type { Knex } from "@mikro-orm/postgresql";
-import pg from "pg";
 import type { Em } from "./orm.js";
 
 /**
  * Parameterized raw SQL (`?` placeholders) on the entity manager's connection,
- * inside its current transaction when there is one. The only way raw SQL is run.
+ * inside its current transaction when there is one. The only way raw SQL is
+ * run, and only from the table modules (services/db/tables/): every statement
+ * goes through the ORM's knex on the ORM's one pool, and every parameter is
+ * sent to PostgreSQL as a bind parameter, never spliced into the SQL text.
+ * Parameters must be scalars or array literals (`pgArray`), never JS arrays
+ * (knex would expand them into a list).
  *
- * MikroORM writes the parameters into the SQL text itself; `bound` sends them
- * to PostgreSQL as bind parameters instead, which is cheaper for statements
- * that carry megabytes of values (the sync engine's page writes). Its
- * parameters must be scalars or array literals (`pgArray`), never JS arrays.
+ * `prepare` names the statement (outside a transaction): each pooled
+ * connection parses it once and PostgreSQL keeps its analysis, which saves
+ * planning work on the hot reads (every RPC's key lookup, every transaction
+ * page). The name is derived from the SQL text, so the same text is the same
+ * statement on every connection.
  */
 export async function query<T = Record<string, unknown>>(
   em: Em,
   sql: string,
   params: unknown[] = [],
-  opts: { prepare?: boolean; bound?: boolean } = {},
+  opts: { prepare?: boolean } = {},
 ): Promise<T[]> {
-  if (opts.prepare && !em.getTransactionContext()) return prepared<T>(em, sql, params);
-  if (opts.bound) {
-    const raw = em.getKnex().raw(sql, params as never[]);
-    const tx = em.getTransactionContext<Knex.Transaction>();
-    const result = (await (tx ? raw.transacting(tx) : raw)) as { rows: T[] };
-    return result.rows;
-  }
-  return em.getConnection().execute<T[]>(sql, params, "all", em.getTransactionContext());
+  // pg would send a Date in the host's zone; UTC text keeps a date column's day independent of the host.
+  const bound = params.map((p) => (p instanceof Date ? p.toISOString() : p));
+  let raw = em.getKnex().raw(sql, bound as never[]);
+  const tx = em.getTransactionContext<Knex.Transaction>();
+  if (tx) raw = raw.transacting(tx);
+  else if (opts.prepare) raw = raw.options({ name: statementName(sql) });
+  const result = (await raw) as { rows: T[] };
+  return result.rows;
 }
 
-/**
- * Named prepared statements run on a small pg pool of their own beside the
- * ORM's, since knex has no public way to name a statement. One pool per ORM
- * connection, made on first use, with the ORM's connection settings (size,
- * statement and connect timeouts); closeOrm ends it (idle clients also end by themselves,
- * so a forgotten pool never keeps a process alive).
- */
-const preparedPools = new WeakMap<object, pg.Pool>();
-
-function preparedPool(em: Em): pg.Pool {
-  const owner = em.getConnection();
-  let pool = preparedPools.get(owner);
-  if (!pool) {
-    const connection = em.config.get("driverOptions")?.connection as
-      { statement_timeout?: number; connectionTimeoutMillis?: number } | undefined;
-    pool = new pg.Pool({
-      connectionString: em.config.get("clientUrl"),
-      max: em.config.get("pool")?.max ?? 10,
-      statement_timeout: connection?.statement_timeout,
-      connectionTimeoutMillis: connection?.connectionTimeoutMillis,
-      idleTimeoutMillis: 30_000,
-      allowExitOnIdle: true,
-    });
-    // An idle client the server dropped (a restart, a dropped test database): the pool replaces it.
-    pool.on("error", () => undefined);
-    preparedPools.set(owner, pool);
-  }
-  return pool;
-}
-
-/** Ends the prepared-statement pool of an ORM, if it has one. */
-export async function endPreparedPool(em: Em): Promise<void> {
-  const owner = em.getConnection();
-  const pool = preparedPools.get(owner);
-  preparedPools.delete(owner);
-  await pool?.end();
-}
-
-/**
- * The hot reads (every RPC's key lookup, every transaction page) run as named
- * prepared statements: each pooled connection parses a statement once and
- * PostgreSQL caches its analysis, which saves planning work on every call of
- * the transaction page. The name is derived from the SQL text.
- */
-async function prepared<T>(em: Em, sql: string, params: unknown[]): Promise<T[]> {
-  const native = em
-    .getKnex()
-    .raw(sql, params as never[])
-    .toSQL()
-    .toNative();
-  const name = `coffer_${createHash("sha1").update(native.sql).digest("hex").slice(0, 24)}`;
-  const result = await preparedPool(em).query({ name, text: native.sql, values: native.bindings as unknown[] });
-  return result.rows as T[];
-}
+// knex's PostgreSQL client passes a raw query's options through to pg, whose `name` makes it a named statement.
+const statementName = (sql: string) => `coffer_${createHash("sha1").update(sql).digest("hex").slice(0, 24)}`;
 
 /** SQL rendering a timestamptz column as UTC ISO 8601 text with milliseconds (what `tsFromIso` and `new Date` read). */
 export const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -46,9 +46,12 @@ const UNAVAILABLE_CODES = new Set([
   "08006",
 ]);
 
-/** pg's words for a connection that died under it (a restart, a dropped socket) or never opened in time. */
+/**
+ * pg's words for a connection that died under it (a restart, a dropped socket) or never opened in time
+ * ("timeout expired" is pg's own connect timeout, as a statement sees it when its pool had to open a connection).
+ */
 const DEAD_CONNECTION =
-  /Connection terminated|not currently accepting connections|is not queryable|timeout exceeded when trying to connect/;
+  /Connection terminated|not currently accepting connections|is not queryable|timeout exceeded when trying to connect|^timeout expired$/;
 
 /** SQLSTATE query_canceled: the statement ran past statement_timeout (COFFER_STATEMENT_TIMEOUT_MS). */
 const STATEMENT_TIMEOUT = "57014";

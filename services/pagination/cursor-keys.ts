@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { lockForTransaction } from "../db/locks.js";
+import {
+  deleteReplacedCursorKeys,
+  insertCursorKey,
+  listCursorKeys,
+  newestCursorKeyIsDue,
+} from "../db/tables/cursor-keys.js";
 import type { PeriodicTask } from "../periodic.js";
 import type { CursorKey } from "./cursor.js";
 
@@ -15,16 +21,6 @@ import type { CursorKey } from "./cursor.js";
 export const PREVIOUS_KEY_GRACE_SECONDS = 24 * 3600;
 export const ROTATE_AFTER_SECONDS = 30 * 24 * 3600;
 
-/** Arbitrary constant for pg_advisory_xact_lock, so concurrent cores rotate once. */
-const ROTATION_LOCK = 7_100_007;
-
-interface KeyRow {
-  generation: string;
-  secret: Buffer;
-  /** When the next key replaced this one (unix ms), or null for the newest. */
-  replaced_at: string | null;
-}
-
 interface LoadedKeys {
   signing: CursorKey;
   /** generation → secret and when it stops verifying (unix ms; Infinity for the newest). */
@@ -34,12 +30,7 @@ interface LoadedKeys {
 }
 
 async function loadKeys(em: Em, now: number): Promise<LoadedKeys> {
-  const rows = await query<KeyRow>(
-    em,
-    `select generation::text, secret,
-       (extract(epoch from lead(created_at) over (order by generation)) * 1000)::bigint::text as replaced_at
-     from cursor_keys order by generation`,
-  );
+  const rows = await listCursorKeys(em);
   if (rows.length === 0) throw new Error("cursor_keys is empty: the core cannot sign cursors");
   const verifying = new Map<number, { secret: Buffer; until: number }>();
   for (const r of rows) {
@@ -108,21 +99,10 @@ export class CursorKeyring {
  */
 export async function rotateCursorKey(em: Em, rotateAfterSeconds = ROTATE_AFTER_SECONDS): Promise<boolean> {
   return em.transactional(async (tx) => {
-    await query(tx, `select pg_advisory_xact_lock(?)`, [ROTATION_LOCK]);
-    const [newest] = await query<{ due: boolean }>(
-      tx,
-      `select created_at <= now() - make_interval(secs => ?) as due
-       from cursor_keys order by generation desc limit 1`,
-      [rotateAfterSeconds],
-    );
-    const due = !newest || newest.due;
-    if (due) await query(tx, `insert into cursor_keys (secret) values (?)`, [randomBytes(32)]);
-    await query(
-      tx,
-      `delete from cursor_keys k where exists (select 1 from cursor_keys n
-         where n.generation > k.generation and n.created_at < now() - make_interval(secs => ?))`,
-      [PREVIOUS_KEY_GRACE_SECONDS],
-    );
+    await lockForTransaction(tx, "cursorKeyRotation");
+    const due = (await newestCursorKeyIsDue(tx, rotateAfterSeconds)) ?? true;
+    if (due) await insertCursorKey(tx, randomBytes(32));
+    await deleteReplacedCursorKeys(tx, PREVIOUS_KEY_GRACE_SECONDS);
     return due;
   });
 }

@@ -1,6 +1,6 @@
 import { UUID } from "../../common/validation.js";
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import type { TimeOrderedRows } from "../db/tables/time-ordered.js";
 import { decodeCursor, encodeCursor, filterHash, invalidCursor } from "./cursor.js";
 import type { CursorKeyring } from "./cursor-keys.js";
 import { parseLimit } from "./limit.js";
@@ -13,11 +13,8 @@ export const TIME_CURSOR_MAX_AGE_SECONDS = 24 * 3600;
 const POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 export interface TimePageRequest {
-  /** The table, its time column and a WHERE clause with `?` parameters (the list's filters). */
-  table: string;
-  timeColumn: string;
-  where: string;
-  params: unknown[];
+  /** The list being paged (services/db/tables/time-ordered.ts). */
+  rows: TimeOrderedRows;
   /** The normalised filters, hashed into the cursor so a cursor only continues the list it came from. */
   filters: Record<string, unknown>;
   limit: number | undefined;
@@ -37,8 +34,7 @@ export async function timePage(
 ): Promise<{ ids: string[]; nextCursor: string; hasMore: boolean }> {
   const limit = parseLimit(req.limit);
   const hash = filterHash(req.filters);
-  let keyset = "";
-  const params = [...req.params];
+  let after: { position: string; id: string } | null = null;
   let issuedAt = epochSeconds(clockOf(em));
   if (req.cursor.trim() !== "") {
     const c = await decodeCursor(req.cursor.trim(), {
@@ -48,19 +44,13 @@ export async function timePage(
       now: epochSeconds(clockOf(em)),
     });
     if (!POSITION.test(c.d) || !UUID.test(c.i)) throw invalidCursor("cursor is malformed");
-    const anchor = await query(em, `select 1 from ${req.table} where id = ?::uuid`, [c.i]);
-    if (anchor.length === 0) throw invalidCursor("the record this cursor continues from no longer exists");
-    keyset = ` and (${req.timeColumn}, id) < (?::timestamptz, ?::uuid)`;
-    params.push(c.d, c.i);
+    if (!(await req.rows.has(em, c.i))) {
+      throw invalidCursor("the record this cursor continues from no longer exists");
+    }
+    after = { position: c.d, id: c.i };
     issuedAt = c.t;
   }
-  const rows = await query<{ id: string; position: string }>(
-    em,
-    `select id, to_char(${req.timeColumn} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position
-     from ${req.table} where (${req.where})${keyset}
-     order by ${req.timeColumn} desc, id desc limit ${limit + 1}`,
-    params,
-  );
+  const rows = await req.rows.page(em, after, limit + 1);
   const hasMore = rows.length > limit;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];

@@ -1,6 +1,17 @@
 import { REPORT_PRIORITIES, type ReportPriority } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
-import { iso, pgArray, query } from "../db/sql.js";
+import { insertReportTransactions } from "../db/tables/report-transactions.js";
+import {
+  countUnreadReportRows,
+  deleteReportRow,
+  insertReport,
+  listReportRows,
+  markAllReportRowsRead,
+  reportByLookup,
+  setReportRead,
+  type ReportRow,
+  type ReportTransactionRef,
+} from "../db/tables/reports.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { parseId } from "../ids/resolve-id.js";
 import { newShortId } from "../ids/short-id.js";
@@ -23,29 +34,9 @@ export const MAX_REPORT_TRANSACTIONS = 100;
 /** A report list returns at most this many (the newest); `truncated` says when more matched. */
 export const REPORT_LIST_CAP = 1000;
 
-/** A transaction a report refers to: its short id, and whether it has been deleted since. */
-export interface ReportTransactionRef {
-  transactionId: string;
-  deleted: boolean;
-}
-
 /** A report as presented. Timestamps are UTC ISO 8601 text. */
-export interface ReportView {
-  id: string;
-  shortId: string;
-  title: string;
-  /** null in a list read without bodies. */
-  body: string | null;
-  priority: ReportPriority;
-  tags: string[];
-  author: string | null;
-  createdByType: Actor["type"];
-  createdById: string | null;
-  createdByName: string;
-  transactions: ReportTransactionRef[];
-  readAt: string | null;
-  createdAt: string;
-}
+export type ReportView = ReportRow;
+export type { ReportTransactionRef };
 
 export interface NewReport {
   title: string;
@@ -95,31 +86,12 @@ function parseNewReport(req: NewReport) {
   return { title, body, priority, tags, author: author === "" ? null : author, transactionIds };
 }
 
-/** The SELECT every read shares: report columns named as ReportView's fields, and its transactions in order. */
-function reportSql(where: string, opts: { includeBody: boolean; limit?: number }): string {
-  return `
-    select r.id, r.short_id as "shortId", r.title, ${opts.includeBody ? "r.body" : "null"} as body, r.priority,
-      r.tags, r.author, r.created_by_type as "createdByType", r.created_by_id as "createdById",
-      r.created_by_name as "createdByName", ${iso("r.read_at")} as "readAt", ${iso("r.created_at")} as "createdAt",
-      coalesce((
-        select json_agg(json_build_object('transactionId', t.short_id, 'deleted', t.deleted_at is not null)
-          order by rt.position)
-        from report_transactions rt join transactions t on t.id = rt.transaction_id
-        where rt.report_id = r.id), '[]') as transactions
-    from reports r
-    where ${where}
-    order by r.created_at desc, r.id desc
-    ${opts.limit === undefined ? "" : `limit ${opts.limit}`}`;
-}
-
 /** A report by UUID or short id; anything else is NOT_FOUND. */
 export async function getReport(em: Em, rawId: string): Promise<ReportView> {
   const lookup = parseId(rawId);
-  const rows = lookup
-    ? await query<ReportView>(em, reportSql(`r.${lookup.column} = ?`, { includeBody: true }), [lookup.value])
-    : [];
-  if (rows.length === 0) throw notFound("Report");
-  return rows[0];
+  const row = lookup ? await reportByLookup(em, lookup) : undefined;
+  if (!row) throw notFound("Report");
+  return row;
 }
 
 /** Newest first, every match up to REPORT_LIST_CAP; filters that do not parse are INVALID_PARAMETER. */
@@ -128,33 +100,23 @@ export async function listReports(
   filter: ReportFilter,
   opts: { includeBody: boolean },
 ): Promise<{ reports: ReportView[]; truncated: boolean }> {
-  const where = ["true"];
-  const params: unknown[] = [];
-  if (filter.unread !== undefined) where.push(filter.unread ? "r.read_at is null" : "r.read_at is not null");
-  if (filter.priority !== undefined) {
-    where.push("r.priority = ?");
-    params.push(parsePriority(filter.priority, "priority", "INVALID_PARAMETER"));
-  }
-  if (filter.tag !== undefined) {
-    where.push("r.tags @> ?::text[]");
-    params.push(pgArray([parseSlug(filter.tag, "tag", "INVALID_PARAMETER")]));
-  }
-  if (filter.since !== undefined) {
-    where.push("r.created_at >= ?::timestamptz");
-    params.push(parseInstant(filter.since, "since").toISOString());
-  }
-  // One row past the cap tells whether the cap cut the list.
-  const rows = await query<ReportView>(
+  const rows = await listReportRows(
     em,
-    reportSql(where.join(" and "), { includeBody: opts.includeBody, limit: REPORT_LIST_CAP + 1 }),
-    params,
+    {
+      unread: filter.unread,
+      priority:
+        filter.priority === undefined ? undefined : parsePriority(filter.priority, "priority", "INVALID_PARAMETER"),
+      tag: filter.tag === undefined ? undefined : parseSlug(filter.tag, "tag", "INVALID_PARAMETER"),
+      since: filter.since === undefined ? undefined : parseInstant(filter.since, "since"),
+    },
+    // One row past the cap tells whether the cap cut the list.
+    { includeBody: opts.includeBody, limit: REPORT_LIST_CAP + 1 },
   );
   return { reports: rows.slice(0, REPORT_LIST_CAP), truncated: rows.length > REPORT_LIST_CAP };
 }
 
 export async function countUnreadReports(em: Em): Promise<number> {
-  const [row] = await query<{ count: string }>(em, `select count(*) as count from reports where read_at is null`);
-  return Number(row.count);
+  return countUnreadReportRows(em);
 }
 
 /**
@@ -168,36 +130,26 @@ export async function createReport(em: Em, actor: Actor, req: NewReport): Promis
     const { found, missing } = await lookupTransactionIds(tx, r.transactionIds);
     if (missing.length > 0) throw validation(`transaction_ids: ${describeMissing(missing)}`);
     const reportId = crypto.randomUUID();
-    // clock_timestamp() keeps reports made in quick succession in order; a short-id clash is retried.
+    // A short-id clash is retried.
     for (let attempt = 0; ; attempt++) {
       if (attempt === 5) throw new Error("could not allocate a unique short id for a report");
-      const inserted = await query(
-        tx,
-        `insert into reports (id, short_id, title, body, priority, tags, author,
-           created_by_type, created_by_id, created_by_name, created_at)
-         values (?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?, clock_timestamp())
-         on conflict (short_id) do nothing returning id`,
-        [
-          reportId,
-          newShortId(),
-          r.title,
-          r.body,
-          r.priority,
-          pgArray(r.tags),
-          r.author,
-          actor.type,
-          actor.id,
-          actor.name,
-        ],
-      );
-      if (inserted.length > 0) break;
+      const inserted = await insertReport(tx, {
+        id: reportId,
+        shortId: newShortId(),
+        title: r.title,
+        body: r.body,
+        priority: r.priority,
+        tags: r.tags,
+        author: r.author,
+        actor,
+      });
+      if (inserted) break;
     }
     if (found.length > 0) {
-      await query(
+      await insertReportTransactions(
         tx,
-        `insert into report_transactions (report_id, transaction_id, position)
-         select ?, t.id, t.n - 1 from unnest(?::uuid[]) with ordinality as t(id, n)`,
-        [reportId, pgArray(found.map((f) => f.id))],
+        reportId,
+        found.map((f) => f.id),
       );
     }
     await recordAnnotation(tx, actor, {
@@ -214,40 +166,27 @@ export async function createReport(em: Em, actor: Actor, req: NewReport): Promis
 /** Marks a report read (keeping the first read_at) or unread again. */
 export async function markReport(em: Em, rawId: string, read: boolean): Promise<ReportView> {
   const lookup = parseId(rawId);
-  const set = read ? "read_at = coalesce(read_at, now())" : "read_at = null";
-  const rows = lookup
-    ? await query<{ id: string }>(em, `update reports set ${set} where ${lookup.column} = ? returning id`, [
-        lookup.value,
-      ])
-    : [];
-  if (rows.length === 0) throw notFound("Report");
-  return getReport(em, rows[0].id);
+  const id = lookup ? await setReportRead(em, lookup, read) : undefined;
+  if (!id) throw notFound("Report");
+  return getReport(em, id);
 }
 
 /** Marks every unread report read; returns how many there were. */
 export async function markAllReportsRead(em: Em): Promise<number> {
-  const [row] = await query<{ count: string }>(
-    em,
-    `with marked as (update reports set read_at = now() where read_at is null returning 1) select count(*) from marked`,
-  );
-  return Number(row.count);
+  return markAllReportRowsRead(em);
 }
 
 export async function deleteReport(em: Em, actor: Actor, rawId: string): Promise<void> {
   const lookup = parseId(rawId);
   if (!lookup) throw notFound("Report");
   await em.transactional(async (tx) => {
-    const rows = await query<{ id: string; short_id: string; title: string; created_by_name: string }>(
-      tx,
-      `delete from reports where ${lookup.column} = ? returning id, short_id, title, created_by_name`,
-      [lookup.value],
-    );
-    if (rows.length === 0) throw notFound("Report");
+    const row = await deleteReportRow(tx, lookup);
+    if (!row) throw notFound("Report");
     await recordAnnotation(tx, actor, {
       entityType: "report",
-      entityId: rows[0].id,
+      entityId: row.id,
       action: "deleted",
-      details: { report_id: rows[0].short_id, title: rows[0].title, created_by_name: rows[0].created_by_name },
+      details: { report_id: row.short_id, title: row.title, created_by_name: row.created_by_name },
     });
   });
 }

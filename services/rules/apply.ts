@@ -1,5 +1,4 @@
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
 import { validation } from "../errors/coffer-error.js";
 import type { Actor } from "../ledger/actor.js";
 import { recordAnnotation } from "../ledger/annotations.js";
@@ -8,7 +7,8 @@ import { conditionsMatch, firesOn, runPipeline } from "./engine/index.js";
 import { scanContexts } from "./context-loader.js";
 import { prefilter } from "./prefilter.js";
 import { loadReferenceMaps } from "./references.js";
-import { compileRules, loadEnabledRules, resolveRuleId, RULE_COLUMNS, type RuleRow } from "./rules.js";
+import { ruleRowById } from "../db/tables/rules.js";
+import { compileRules, loadEnabledRules, resolveRuleId } from "./rules.js";
 import { runOn, writeHitCounts, type HitCounts, type RunSummary } from "./runner.js";
 import { METADATA_LIMITS } from "../ledger/transactions/metadata.js";
 
@@ -56,8 +56,7 @@ export async function applyRule(em: Em, actor: Actor, rawId: string, raw: DateRa
   const id = await resolveRuleId(em, rawId);
   return em.transactional(async (tx) => {
     const maps = await loadReferenceMaps(tx);
-    const rows = await query<RuleRow>(tx, `select ${RULE_COLUMNS} from rules r where r.id = ?`, [id]);
-    const [rule] = await compileRules(tx, rows, maps);
+    const [rule] = await compileRules(tx, [(await ruleRowById(tx, id))!], maps);
     const narrow = prefilter(rule.conditions);
     const ids: string[] = [];
     await scanContexts(tx, {

@@ -1,12 +1,12 @@
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
 import { CofferError } from "../errors/coffer-error.js";
 import { resolveTransactionId } from "../ledger/transactions/view.js";
 import { TRUE, truthOf, type TransactionContext, type Trigger } from "./engine/index.js";
 import { parseText } from "../shared/validate.js";
 import { loadContexts } from "./context-loader.js";
 import { loadReferenceMaps, ruleCategory } from "./references.js";
-import { compileRules, RULE_COLUMNS, type RuleRow } from "./rules.js";
+import { enabledRuleRows } from "../db/tables/rules.js";
+import { compileRules } from "./rules.js";
 
 /**
  * find_matching_rules: which active (enabled) rules match one stored
@@ -61,10 +61,7 @@ export async function findMatchingRules(
     const merchant = parseText(input.merchant, "merchant", { max: MAX_MERCHANT }, "INVALID_PARAMETER");
     ctx = { providerName: merchant, providerMerchantName: merchant };
   }
-  const rows = await query<RuleRow>(
-    em,
-    `select ${RULE_COLUMNS} from rules r where r.enabled order by r.priority, r.created_at, r.id`,
-  );
+  const rows = await enabledRuleRows(em);
   const rules = await compileRules(em, rows, maps);
   const out: RuleCoverage[] = [];
   rows.forEach((row, i) => {

@@ -1,15 +1,15 @@
 import { UUID } from "../../common/validation.js";
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { countRuleRows, ruleExists, ruleRowsPage, type RuleFilter } from "../db/tables/rules.js";
 import { CofferError } from "../errors/coffer-error.js";
-import { containsPattern, parseSearch, parseSearchMode, wholeWordPattern } from "../ledger/transactions/filter.js";
+import { parseSearch, parseSearchMode } from "../ledger/transactions/filter.js";
 import { UNCATEGORIZED } from "../ledger/taxonomy.js";
 import { decodeCursor, encodeCursor, filterHash, invalidCursor } from "../pagination/cursor.js";
 import type { CursorKeyring } from "../pagination/cursor-keys.js";
 import { parseLimit } from "../pagination/limit.js";
 import { isSlug } from "../shared/validate.js";
 import { loadReferenceMaps } from "./references.js";
-import { parseTrigger, presentRule, RULE_COLUMNS, type RuleRow, type RuleView } from "./rules.js";
+import { parseTrigger, presentRule, type RuleView } from "./rules.js";
 import { clockOf, epochSeconds } from "../clock.js";
 
 /**
@@ -66,18 +66,12 @@ const present = (s: string | undefined): s is string => s !== undefined && s.tri
 
 interface Filters {
   canonical: Record<string, unknown>;
-  sql: string;
-  params: unknown[];
+  filter: RuleFilter;
 }
 
 async function resolveFilters(em: Em, f: ListRulesInput): Promise<Filters> {
   const canonical: Record<string, unknown> = {};
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: string, ...p: unknown[]) => {
-    clauses.push(sql);
-    params.push(...p);
-  };
+  const filter: RuleFilter = {};
   if (present(f.categorySlug)) {
     const slug = f.categorySlug.trim();
     if (!isSlug(slug)) throw invalid("category_slug must be a category slug ([a-z0-9_])");
@@ -88,15 +82,15 @@ async function resolveFilters(em: Em, f: ListRulesInput): Promise<Filters> {
       id = found;
     }
     canonical.category_slug = slug;
-    add("r.actions @> ?::jsonb", JSON.stringify([{ type: "set_category", category_id: id }]));
+    filter.setsCategory = { id };
   }
   if (f.enabled !== undefined) {
     canonical.enabled = f.enabled;
-    add("r.enabled = ?", f.enabled);
+    filter.enabled = f.enabled;
   }
   if (present(f.trigger)) {
-    canonical.trigger = parseTrigger(f.trigger, "INVALID_PARAMETER");
-    add("r.trigger = ?", canonical.trigger);
+    filter.trigger = parseTrigger(f.trigger, "INVALID_PARAMETER");
+    canonical.trigger = filter.trigger;
   }
   if (present(f.creatorType)) {
     const t = f.creatorType.trim();
@@ -104,39 +98,26 @@ async function resolveFilters(em: Em, f: ListRulesInput): Promise<Filters> {
       throw invalid(`creator_type must be one of ${CREATOR_TYPES.join(", ")}`);
     }
     canonical.creator_type = t;
-    add("r.created_by_type = ?", t);
+    filter.creatorType = t as (typeof CREATOR_TYPES)[number];
   }
   const terms = present(f.search) ? parseSearch(f.search) : [];
   const mode = parseSearchMode(f.searchMode);
   if (terms.length > 0) {
     canonical.search = terms;
     canonical.search_mode = mode;
-    const parts = terms.map((term) => {
-      switch (mode) {
-        case "contains":
-          return { sql: "lower(r.name) like ?", params: [containsPattern(term)] };
-        case "words": {
-          const words = term.split(" ");
-          return { sql: `(${words.map(() => "r.name ~* ?").join(" and ")})`, params: words.map(wholeWordPattern) };
-        }
-        case "fuzzy":
-          // pg_trgm word similarity, as the transaction search's fuzzy mode.
-          return { sql: "? <% r.name", params: [term] };
-      }
-    });
-    add(`(${parts.map((p) => p.sql).join(" or ")})`, ...parts.flatMap((p) => p.params));
+    filter.search = { mode, terms };
   }
   if (f.onlyUnused) {
     canonical.only_unused = true;
-    add("r.hit_count = 0");
+    filter.onlyUnused = true;
   } else if (f.minHitCount !== undefined) {
     if (!Number.isSafeInteger(f.minHitCount) || f.minHitCount < 0) {
       throw invalid("min_hit_count must be a whole number of at least 0");
     }
     canonical.min_hit_count = f.minHitCount;
-    add("r.hit_count >= ?", f.minHitCount);
+    filter.minHitCount = f.minHitCount;
   }
-  return { canonical, sql: clauses.length ? clauses.join(" and ") : "true", params };
+  return { canonical, filter };
 }
 
 function parseSort(sortBy: string | undefined, sortOrder: string | undefined): { by: RuleSort; order: "asc" | "desc" } {
@@ -145,25 +126,6 @@ function parseSort(sortBy: string | undefined, sortOrder: string | undefined): {
   const order = sortOrder?.trim() || DEFAULT_ORDER[by];
   if (order !== "asc" && order !== "desc") throw invalid("sort_order must be asc or desc");
   return { by, order };
-}
-
-/** Pipeline order, which also breaks the ties of the other sorts. */
-const PIPELINE = "r.priority, r.created_at, r.id";
-
-function orderBy(by: RuleSort, order: "asc" | "desc"): string {
-  switch (by) {
-    case "priority":
-      return `r.priority ${order}, r.created_at ${order}, r.id ${order}`;
-    case "hit_count":
-      return `r.hit_count ${order}, ${PIPELINE}`;
-    case "last_hit_at":
-      // Never-hit rules are the least recently hit.
-      return `r.last_hit_at ${order} nulls ${order === "desc" ? "last" : "first"}, ${PIPELINE}`;
-    case "created_at":
-      return `r.created_at ${order}, r.id ${order}`;
-    case "name":
-      return `lower(r.name) ${order}, ${PIPELINE}`;
-  }
 }
 
 const POSITION = /^(-?\d{1,7})\|(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})$/;
@@ -180,8 +142,7 @@ export async function listRules(em: Em, input: ListRulesInput, keys: CursorKeyri
   const filters = await resolveFilters(em, input);
   const hash = filterHash({ filter: filters.canonical, sort_by: by, sort_order: order });
 
-  let keyset = "";
-  const keysetParams: unknown[] = [];
+  let after: { priority: number; createdKey: string; id: string } | undefined;
   // Later pages keep the first page's time, so a pagination expires as a whole.
   let issued = epochSeconds(clockOf(em));
   if (cursorRaw !== "") {
@@ -193,26 +154,13 @@ export async function listRules(em: Em, input: ListRulesInput, keys: CursorKeyri
     });
     const m = POSITION.exec(c.d);
     if (!m || !UUID.test(c.i) || c.i !== c.i.toLowerCase()) throw invalidCursor("cursor is malformed");
-    const anchor = await query(em, `select 1 from rules where id = ?::uuid`, [c.i]);
-    if (anchor.length === 0) throw invalidCursor("the rule this cursor continues from no longer exists");
-    keyset = ` and (r.priority, r.created_at, r.id) ${order === "asc" ? ">" : "<"}
-      (?::int, ?::timestamp at time zone 'UTC', ?::uuid)`;
-    keysetParams.push(Number(m[1]), m[2], c.i);
+    if (!(await ruleExists(em, c.i))) throw invalidCursor("the rule this cursor continues from no longer exists");
+    after = { priority: Number(m[1]), createdKey: m[2], id: c.i };
     issued = c.t;
   }
 
-  const [count] = await query<{ n: string }>(
-    em,
-    `select count(*)::text as n from rules r where ${filters.sql}`,
-    filters.params,
-  );
-  const rows = await query<RuleRow>(
-    em,
-    `select ${RULE_COLUMNS} from rules r where (${filters.sql})${keyset}
-     order by ${orderBy(by, order)} limit ${limit + 1}`,
-    [...filters.params, ...keysetParams],
-  );
-  const total = Number(count.n);
+  const total = await countRuleRows(em, filters.filter);
+  const rows = await ruleRowsPage(em, filters.filter, { by, order, limit: limit + 1, after });
   const page = rows.slice(0, limit);
   const maps = await loadReferenceMaps(em);
   const rules = page.map((r) => presentRule(r, maps));

@@ -1,5 +1,15 @@
 import type { Em } from "../db/orm.js";
-import { iso, query } from "../db/sql.js";
+import {
+  deleteRuleRow,
+  enabledRuleRows,
+  insertRule,
+  ruleIdByLookup,
+  ruleRowById,
+  setRuleRowEnabled,
+  updateRuleRow,
+  type RuleChanges,
+  type RuleRow,
+} from "../db/tables/rules.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { parseId } from "../ids/resolve-id.js";
 import { newShortId } from "../ids/short-id.js";
@@ -51,34 +61,7 @@ export interface RuleView {
   updatedAt: string;
 }
 
-/** A row of `rules` as RULE_COLUMNS reads it. */
-export interface RuleRow {
-  id: string;
-  short_id: string;
-  name: string;
-  conditions: Record<string, unknown>;
-  actions: StoredAction[];
-  trigger: Trigger;
-  priority: number;
-  enabled: boolean;
-  hit_count: string;
-  last_hit_at: string | null;
-  created_by_type: "user" | "agent" | "system";
-  created_by_id: string | null;
-  created_by_name: string;
-  created_at: string;
-  updated_at: string;
-  /** created_at with microseconds, fixed width: the pipeline's and the pages' tie-breaker. */
-  created_key: string;
-}
-
-/** created_at as text that sorts like the timestamp, to the microsecond (what keysets compare). */
-export const createdKey = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
-
-export const RULE_COLUMNS = `r.id, r.short_id, r.name, r.conditions, r.actions, r.trigger, r.priority, r.enabled,
-  r.hit_count::text as hit_count, ${iso("r.last_hit_at")} as last_hit_at, r.created_by_type, r.created_by_id,
-  r.created_by_name, ${iso("r.created_at")} as created_at, ${iso("r.updated_at")} as updated_at,
-  ${createdKey("r.created_at")} as created_key`;
+export type { RuleRow };
 
 export function presentRule(r: RuleRow, maps: ReferenceMaps): RuleView {
   const category = ruleCategory(r.actions, maps);
@@ -106,17 +89,15 @@ export function presentRule(r: RuleRow, maps: ReferenceMaps): RuleView {
 /** The UUID of a rule named by UUID or short id; NOT_FOUND otherwise. */
 export async function resolveRuleId(em: Em, raw: string): Promise<string> {
   const lookup = parseId(raw.trim());
-  const rows = lookup
-    ? await query<{ id: string }>(em, `select id from rules where ${lookup.column} = ?`, [lookup.value])
-    : [];
-  if (rows.length === 0) throw notFound("Rule");
-  return rows[0].id;
+  const id = lookup ? await ruleIdByLookup(em, lookup) : undefined;
+  if (!id) throw notFound("Rule");
+  return id;
 }
 
 export async function loadRule(em: Em, id: string): Promise<RuleView> {
-  const rows = await query<RuleRow>(em, `select ${RULE_COLUMNS} from rules r where r.id = ?`, [id]);
-  if (rows.length === 0) throw notFound("Rule");
-  return presentRule(rows[0], await loadReferenceMaps(em));
+  const row = await ruleRowById(em, id);
+  if (!row) throw notFound("Rule");
+  return presentRule(row, await loadReferenceMaps(em));
 }
 
 // ---- input checks ----------------------------------------------------------
@@ -207,27 +188,18 @@ export async function createRule(em: Em, actor: Actor, input: RuleInput): Promis
     const id = crypto.randomUUID();
     for (let attempt = 0; ; attempt++) {
       if (attempt === 5) throw new Error("could not allocate a unique short id for a rule");
-      const inserted = await query<{ id: string }>(
-        tx,
-        `insert into rules (id, short_id, name, conditions, actions, trigger, priority, enabled,
-           created_by_type, created_by_id, created_by_name, created_at, updated_at)
-         values (?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?, ?, clock_timestamp(), clock_timestamp())
-         on conflict (short_id) do nothing returning id`,
-        [
-          id,
-          newShortId(),
-          name,
-          JSON.stringify(tree),
-          JSON.stringify(actions),
-          trigger,
-          priority,
-          enabled,
-          actor.type,
-          actor.id,
-          actor.name,
-        ],
-      );
-      if (inserted.length > 0) break;
+      const inserted = await insertRule(tx, {
+        id,
+        shortId: newShortId(),
+        name,
+        conditions: tree,
+        actions,
+        trigger,
+        priority,
+        enabled,
+        actor,
+      });
+      if (inserted) break;
     }
     await recordAnnotation(tx, actor, {
       entityType: "rule",
@@ -242,7 +214,7 @@ export async function createRule(em: Em, actor: Actor, input: RuleInput): Promis
 /** Changes the fields given; the others stay. Returns the rule's id. */
 export async function updateRule(em: Em, actor: Actor, rawId: string, input: RuleInput): Promise<string> {
   const id = await resolveRuleId(em, rawId);
-  const next: Partial<Record<"name" | "conditions" | "actions" | "trigger" | "priority" | "enabled", unknown>> = {};
+  const next: RuleChanges = {};
   if (input.name !== undefined) next.name = parseRuleName(input.name);
   if (input.conditions !== undefined) next.conditions = (await parseConditions(em, input.conditions)).tree;
   if (input.actions !== undefined) next.actions = await parseRuleActions(em, input.actions);
@@ -250,7 +222,7 @@ export async function updateRule(em: Em, actor: Actor, rawId: string, input: Rul
   if (input.priority !== undefined) next.priority = parsePriority(input.priority);
   if (input.enabled !== undefined) next.enabled = input.enabled;
   await em.transactional(async (tx) => {
-    const [row] = await query<RuleRow>(tx, `select ${RULE_COLUMNS} from rules r where r.id = ? for update`, [id]);
+    const row = await ruleRowById(tx, id, { lock: true });
     if (!row) throw notFound("Rule");
     const current: Record<string, unknown> = { ...row };
     const changes: Record<string, { from: unknown; to: unknown }> = {};
@@ -258,14 +230,7 @@ export async function updateRule(em: Em, actor: Actor, rawId: string, input: Rul
       if (!sameJson(current[k], v)) changes[k] = { from: current[k], to: v };
     }
     if (Object.keys(changes).length === 0) return;
-    const cols = Object.keys(changes);
-    const isJson = (c: string) => c === "conditions" || c === "actions";
-    const values = cols.map((c) => {
-      const v = next[c as keyof typeof next];
-      return isJson(c) ? JSON.stringify(v) : v;
-    });
-    const sets = cols.map((c) => `${c} = ?${isJson(c) ? "::jsonb" : ""}`).join(", ");
-    await query(tx, `update rules set ${sets}, updated_at = clock_timestamp() where id = ?`, [...values, id]);
+    await updateRuleRow(tx, id, Object.fromEntries(Object.keys(changes).map((k) => [k, next[k as keyof RuleChanges]])));
     await recordAnnotation(tx, actor, {
       entityType: "rule",
       entityId: id,
@@ -279,17 +244,13 @@ export async function updateRule(em: Em, actor: Actor, rawId: string, input: Rul
 export async function setRuleEnabled(em: Em, actor: Actor, rawId: string, enabled: boolean): Promise<string> {
   const id = await resolveRuleId(em, rawId);
   await em.transactional(async (tx) => {
-    const changed = await query<{ name: string }>(
-      tx,
-      `update rules set enabled = ?, updated_at = clock_timestamp() where id = ? and enabled <> ? returning name`,
-      [enabled, id, enabled],
-    );
-    if (changed.length === 0) return;
+    const name = await setRuleRowEnabled(tx, id, enabled);
+    if (name === undefined) return;
     await recordAnnotation(tx, actor, {
       entityType: "rule",
       entityId: id,
       action: enabled ? "enabled" : "disabled",
-      details: { name: changed[0].name },
+      details: { name },
     });
   });
   return id;
@@ -298,17 +259,13 @@ export async function setRuleEnabled(em: Em, actor: Actor, rawId: string, enable
 export async function deleteRule(em: Em, actor: Actor, rawId: string): Promise<void> {
   const id = await resolveRuleId(em, rawId);
   await em.transactional(async (tx) => {
-    const gone = await query<{ short_id: string; name: string; hit_count: string }>(
-      tx,
-      `delete from rules where id = ? returning short_id, name, hit_count::text`,
-      [id],
-    );
-    if (gone.length === 0) throw notFound("Rule");
+    const gone = await deleteRuleRow(tx, id);
+    if (!gone) throw notFound("Rule");
     await recordAnnotation(tx, actor, {
       entityType: "rule",
       entityId: id,
       action: "deleted",
-      details: { short_id: gone[0].short_id, name: gone[0].name, hit_count: Number(gone[0].hit_count) },
+      details: { short_id: gone.short_id, name: gone.name, hit_count: Number(gone.hit_count) },
     });
   });
 }
@@ -359,10 +316,7 @@ export async function loadEnabledRules(
   em: Em,
   maps: ReferenceMaps,
 ): Promise<{ rules: CompiledRule[]; rows: RuleRow[] }> {
-  const rows = await query<RuleRow>(
-    em,
-    `select ${RULE_COLUMNS} from rules r where r.enabled order by r.priority, r.created_at, r.id`,
-  );
+  const rows = await enabledRuleRows(em);
   const rules = pipelineOrder(await compileRules(em, rows, maps));
   return { rules, rows };
 }

@@ -1,6 +1,7 @@
 import { UUID } from "../../common/validation.js";
 import type { Em } from "../db/orm.js";
 import { pgArray, query } from "../db/sql.js";
+import { addRuleHits } from "../db/tables/rules.js";
 import { newShortId } from "../ids/short-id.js";
 import type { Actor } from "../ledger/actor.js";
 import { recordAnnotations, type AnnotationInput } from "../ledger/annotations.js";
@@ -241,17 +242,9 @@ export async function runOn(
   return summary;
 }
 
-/** Adds each rule's matches to hit_count and stamps last_hit_at; rows locked in id order, so runs never deadlock. */
+/** Adds each rule's matches to hit_count and stamps last_hit_at. */
 export async function writeHitCounts(tx: Em, hits: HitCounts): Promise<void> {
-  if (hits.size === 0) return;
-  const ids = [...hits.keys()].sort();
-  await query(tx, `select id from rules where id = any(?::uuid[]) order by id for update`, [pgArray(ids)]);
-  await query(
-    tx,
-    `update rules r set hit_count = r.hit_count + v.n, last_hit_at = now()
-     from jsonb_to_recordset(?::jsonb) as v(id uuid, n bigint) where r.id = v.id`,
-    [JSON.stringify(ids.map((id) => ({ id, n: hits.get(id) })))],
-  );
+  await addRuleHits(tx, hits);
 }
 
 /** The stored tag ids with the pipeline's removals and additions, in order (new ones last). */

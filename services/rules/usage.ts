@@ -1,5 +1,5 @@
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { firstRuleWithActions } from "../db/tables/rules.js";
 import { CofferError } from "../errors/coffer-error.js";
 
 /**
@@ -12,13 +12,8 @@ export async function assertNotUsedByRules(
   what: { kind: "category"; id: string; slug: string } | { kind: "tag"; id: string; slug: string },
 ): Promise<void> {
   const pattern = what.kind === "category" ? [{ type: "set_category", category_id: what.id }] : [{ tag_id: what.id }];
-  const rows = await query<{ short_id: string; name: string }>(
-    em,
-    `select short_id, name from rules where actions @> ?::jsonb order by priority, created_at, id limit 1`,
-    [JSON.stringify(pattern)],
-  );
-  if (rows.length === 0) return;
-  const rule = rows[0];
+  const rule = await firstRuleWithActions(em, pattern);
+  if (!rule) return;
   throw new CofferError(
     "CONFLICT",
     `${what.kind} "${what.slug}" is used by rule "${rule.name}" (${rule.short_id}); change or delete the rule first`,

@@ -1,6 +1,6 @@
 import { checkText } from "../../common/text.js";
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { lockSeriesRow, seriesIdByName, seriesNameAndCurrency } from "../db/tables/series.js";
 import { notFound, validation } from "../errors/coffer-error.js";
 import type { Actor } from "../ledger/actor.js";
 import { checkBatchSize, resolveTransactionIds } from "../ledger/transactions/batch-ids.js";
@@ -40,12 +40,7 @@ export function checkAssignTarget(t: AssignSeriesTarget, path = ""): void {
 
 /** The series with this name (case-insensitive): an active one first, then the oldest. */
 export async function findSeriesByName(tx: Em, name: string): Promise<string | null> {
-  const rows = await query<{ id: string }>(
-    tx,
-    `select id from series where lower(name) = lower(?) order by (status = 'active') desc, created_at, id limit 1`,
-    [name],
-  );
-  return rows[0]?.id ?? null;
+  return (await seriesIdByName(tx, name)) ?? null;
 }
 
 /**
@@ -73,7 +68,7 @@ export async function assignSeries(
     const ids = await resolveTransactionIds(tx, req.transactionIds);
     let id = name === null ? await resolveSeriesId(tx, req.seriesId!) : await findSeriesByName(tx, name);
     // Series row first, then its transactions: every series change locks in this order.
-    if (id !== null) await query(tx, `select 1 from series where id = ? for update`, [id]);
+    if (id !== null) await lockSeriesRow(tx, id);
     const rows = await lockMembers(tx, ids);
     const free = rows.filter((r) => r.series_id === null);
     let created = false;
@@ -100,11 +95,7 @@ export async function assignSeries(
       ).id;
       created = true;
     }
-    const [s] = await query<{ short_id: string; name: string; currency: string }>(
-      tx,
-      `select short_id, name, iso_currency_code as currency from series where id = ?`,
-      [id],
-    );
+    const s = (await seriesNameAndCurrency(tx, id))!;
     const eligible = free.filter((r) => r.iso_currency_code === s.currency);
     const assigned = await linkMembers(tx, actor, { id, shortId: s.short_id, name: s.name }, eligible, req.note);
     if (assigned.length > 0) await refreshSeries(tx, id);

@@ -1,5 +1,9 @@
 import type { Em } from "../db/orm.js";
+import { lockForTransaction } from "../db/locks.js";
 import { pgArray, query } from "../db/sql.js";
+import { lockSeriesRow } from "../db/tables/series.js";
+import { lastAutomaticDetectionAt, insertSeriesDetectionRun } from "../db/tables/series-detection-runs.js";
+import { insertProposalRejection, listSeriesRejections } from "../db/tables/series-rejections.js";
 import { validation } from "../errors/coffer-error.js";
 import type { Actor } from "../ledger/actor.js";
 import type { PeriodicTask } from "../periodic.js";
@@ -28,8 +32,6 @@ export const AUTO_MIN_CONFIDENCE = 0.7;
 export const DEFAULT_APPLY_MIN_CONFIDENCE = AUTO_MIN_CONFIDENCE;
 /** Who automatic detection writes as, in the audit trail and as the series' creator. */
 export const DETECTION_ACTOR: Actor = { type: "system", id: null, keyId: null, name: "series detection" };
-/** Serializes applying detection across requests, the daily task and several cores (pg_advisory_xact_lock). */
-const DETECTION_LOCK = 7_100_014;
 /** The daily run happens when the last automatic one is at least this old. */
 const DAILY_AFTER_MS = 23.5 * 3600_000;
 
@@ -69,11 +71,7 @@ interface Rejection {
 }
 
 async function loadRejections(em: Em): Promise<Rejection[]> {
-  const rows = await query<{ key: string | null; lo: string; hi: string; ids: string[] }>(
-    em,
-    `select detection_key as key, amount_min::text as lo, amount_max::text as hi, transaction_ids::text[] as ids
-     from series_rejections`,
-  );
+  const rows = await listSeriesRejections(em);
   return rows.map((r) => ({ key: r.key, lo: centsOf(r.lo), hi: centsOf(r.hi), ids: new Set(r.ids) }));
 }
 
@@ -180,7 +178,7 @@ export async function applySeriesDetection(
   opts: { minConfidence: number; trigger: DetectionTrigger; today?: string },
 ): Promise<DetectionApplied> {
   return em.transactional(async (tx) => {
-    await query(tx, `select pg_advisory_xact_lock(?)`, [DETECTION_LOCK]);
+    await lockForTransaction(tx, "seriesDetection");
     return applyLocked(tx, actor, { ...opts, today: opts.today ?? todayUtc(nowOf(tx)) });
   });
 }
@@ -195,7 +193,7 @@ async function applyLocked(
   const out: DetectionApplied = { created: [], extended: [], linked: 0, proposals: views.length };
   for (const v of views) {
     // Series row first, then its transactions: every series change locks in this order.
-    if (v.series) await query(tx, `select 1 from series where id = ? for update`, [v.series.id]);
+    if (v.series) await lockSeriesRow(tx, v.series.id);
     const rows = await lockMembers(tx, v.unlinkedIds, { skipDeleted: true });
     if (v.series) {
       const linked = await linkMembers(tx, actor, v.series, rows);
@@ -227,22 +225,15 @@ async function applyLocked(
     out.created.push(series.id);
     out.linked += linked.length;
   }
-  await query(
-    tx,
-    `insert into series_detection_runs (id, trigger, min_confidence, proposals, series_created, series_extended,
-       transactions_linked, started_at, finished_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, clock_timestamp())`,
-    [
-      crypto.randomUUID(),
-      opts.trigger,
-      opts.minConfidence.toFixed(2),
-      out.proposals,
-      out.created.length,
-      out.extended.length,
-      out.linked,
-      started,
-    ],
-  );
+  await insertSeriesDetectionRun(tx, {
+    trigger: opts.trigger,
+    minConfidence: opts.minConfidence.toFixed(2),
+    proposals: out.proposals,
+    created: out.created.length,
+    extended: out.extended.length,
+    linked: out.linked,
+    startedAt: started,
+  });
   return out;
 }
 
@@ -254,12 +245,9 @@ async function applyLocked(
  */
 export async function runDailySeriesDetection(em: Em, now = nowOf(em)): Promise<DetectionApplied | null> {
   return em.transactional(async (tx) => {
-    await query(tx, `select pg_advisory_xact_lock(?)`, [DETECTION_LOCK]);
-    const [last] = await query<{ at: Date | null }>(
-      tx,
-      `select max(finished_at) as at from series_detection_runs where trigger in ('nightly', 'sync')`,
-    );
-    if (last.at && now.getTime() - new Date(last.at).getTime() < DAILY_AFTER_MS) return null;
+    await lockForTransaction(tx, "seriesDetection");
+    const last = await lastAutomaticDetectionAt(tx);
+    if (last && now.getTime() - last.getTime() < DAILY_AFTER_MS) return null;
     return applyLocked(tx, DETECTION_ACTOR, {
       minConfidence: AUTO_MIN_CONFIDENCE,
       trigger: "nightly",
@@ -288,19 +276,10 @@ export async function detectSeriesAfterSync(em: Em): Promise<DetectionApplied> {
 export async function rejectSeriesProposal(em: Em, actor: Actor, fingerprint: string): Promise<void> {
   const f = parseFingerprint(fingerprint.trim());
   if (!f) throw validation("fingerprint is not one that series detection returned");
-  await query(
-    em,
-    `insert into series_rejections (id, detection_key, amount_min, amount_max, cause,
-       created_by_type, created_by_id, created_by_name)
-     values (?, ?, ?, ?, 'rejected', ?, ?, ?)`,
-    [
-      crypto.randomUUID(),
-      f.key,
-      formatCents(f.amountMinCents),
-      formatCents(f.amountMaxCents),
-      actor.type,
-      actor.id,
-      actor.name,
-    ],
-  );
+  await insertProposalRejection(em, {
+    key: f.key,
+    amountMin: formatCents(f.amountMinCents),
+    amountMax: formatCents(f.amountMaxCents),
+    actor,
+  });
 }

@@ -1,6 +1,7 @@
 import type { SeriesCadence } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import { pgArray, query } from "../db/sql.js";
+import { seriesCadenceAndDates, updateSeriesDates } from "../db/tables/series.js";
 import { CofferError } from "../errors/coffer-error.js";
 import type { Actor } from "../ledger/actor.js";
 import { recordAnnotations } from "../ledger/annotations.js";
@@ -140,21 +141,9 @@ export function nextExpectedDate(cadence: SeriesCadence, dates: string[]): strin
  * series' transactions. A series without transactions keeps what it has.
  */
 export async function refreshSeries(tx: Em, seriesId: string, opts: { keepNextExpected?: boolean } = {}) {
-  const rows = await query<{ cadence: SeriesCadence; dates: string[] | null }>(
-    tx,
-    `select s.cadence, array(select to_char(t.date, 'YYYY-MM-DD') from transactions t
-       where t.series_id = s.id and t.deleted_at is null order by t.date desc limit 24) as dates
-     from series s where s.id = ?`,
-    [seriesId],
-  );
-  const dates = [...(rows[0]?.dates ?? [])].reverse();
-  if (dates.length === 0) return;
-  const next = opts.keepNextExpected ? undefined : nextExpectedDate(rows[0].cadence, dates);
-  await query(
-    tx,
-    `update series set last_seen_date = ?::date,
-       next_expected_date = case when ?::boolean then next_expected_date else ?::date end, updated_at = now()
-     where id = ?`,
-    [dates[dates.length - 1], next === undefined || next === null, next ?? null, seriesId],
-  );
+  const row = await seriesCadenceAndDates(tx, seriesId);
+  const dates = [...(row?.dates ?? [])].reverse();
+  if (!row || dates.length === 0) return;
+  const next = opts.keepNextExpected ? undefined : nextExpectedDate(row.cadence, dates);
+  await updateSeriesDates(tx, seriesId, { lastSeen: dates[dates.length - 1], nextExpected: next ?? null });
 }

@@ -1,5 +1,6 @@
 import type { Em } from "../db/orm.js";
 import { pgArray, query } from "../db/sql.js";
+import { seriesIdByLookup, seriesShortId } from "../db/tables/series.js";
 import { validation } from "../errors/coffer-error.js";
 import { parseId } from "../ids/resolve-id.js";
 import { checkAssignTarget, findSeriesByName, type AssignSeriesTarget } from "./assign.js";
@@ -68,12 +69,11 @@ export async function findAssignTarget(
   else {
     const lookup = parseId((target.seriesId ?? "").trim());
     if (!lookup) return null;
-    const [row] = await query<{ id: string }>(em, `select id from series where ${lookup.column} = ?`, [lookup.value]);
-    id = row?.id ?? null;
+    id = (await seriesIdByLookup(em, lookup)) ?? null;
   }
   if (id === null) return null;
-  const [row] = await query<{ short_id: string }>(em, `select short_id from series where id = ?`, [id]);
-  return row ? { id, shortId: row.short_id } : null;
+  const shortId = await seriesShortId(em, id);
+  return shortId ? { id, shortId } : null;
 }
 
 const PARAMS = new Set(["series_id", "series_name", "create_if_missing"]);

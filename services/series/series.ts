@@ -10,6 +10,8 @@ import {
 } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import { pgArray, query } from "../db/sql.js";
+import { deleteSeriesRow, listSeriesRows, lockSeriesRow } from "../db/tables/series.js";
+import { insertDeletedSeriesRejection } from "../db/tables/series-rejections.js";
 import { CofferError, validation } from "../errors/coffer-error.js";
 import { withShortId } from "../ids/insert.js";
 import type { Actor } from "../ledger/actor.js";
@@ -35,7 +37,7 @@ import {
   unlinkMembers,
   type MemberRow,
 } from "./membership.js";
-import { loadSeries, resolveSeriesId, seriesViewSql, type SeriesView } from "./view.js";
+import { loadSeries, resolveSeriesId, type SeriesView } from "./view.js";
 import { nowOf } from "../clock.js";
 
 /** One of `allowed`, or a CofferError naming the field and the choices. */
@@ -65,17 +67,10 @@ export function parseTolerance(raw: string): string {
 
 /** The filters of the series list (GET /series?status=&type=). */
 export async function listSeries(em: Em, f: { status?: string; type?: string }): Promise<SeriesView[]> {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  if (f.status !== undefined && f.status.trim() !== "") {
-    clauses.push(`s.status = ?`);
-    params.push(parseStatus(f.status, "INVALID_PARAMETER"));
-  }
-  if (f.type !== undefined && f.type.trim() !== "") {
-    clauses.push(`s.type = ?`);
-    params.push(parseSeriesType(f.type, "INVALID_PARAMETER"));
-  }
-  return query<SeriesView>(em, seriesViewSql(clauses.join(" and ") || "true"), params);
+  return listSeriesRows(em, {
+    status: f.status !== undefined && f.status.trim() !== "" ? parseStatus(f.status, "INVALID_PARAMETER") : undefined,
+    type: f.type !== undefined && f.type.trim() !== "" ? parseSeriesType(f.type, "INVALID_PARAMETER") : undefined,
+  });
 }
 
 export interface CreateSeriesInput {
@@ -302,7 +297,7 @@ async function counterpartyChange(tx: Em, from: unknown, to: unknown): Promise<{
 }
 
 async function lockSeries(tx: Em, id: string): Promise<Series> {
-  await query(tx, `select 1 from series where id = ? for update`, [id]);
+  await lockSeriesRow(tx, id);
   return tx.findOneOrFail(SeriesEntity, { id }, { refresh: true });
 }
 
@@ -325,28 +320,16 @@ export async function deleteSeries(em: Em, actor: Actor, rawId: string): Promise
       `select min(amount)::text as lo, max(amount)::text as hi from transactions where series_id = ?`,
       [id],
     );
-    await query(
-      tx,
-      `insert into series_rejections (id, detection_key, amount_min, amount_max, transaction_ids, cause, series_name,
-         created_by_type, created_by_id, created_by_name)
-       values (?, ?, coalesce(?::numeric, ?::numeric - ?::numeric), coalesce(?::numeric, ?::numeric + ?::numeric),
-         ?::uuid[], 'deleted', ?, ?, ?, ?)`,
-      [
-        crypto.randomUUID(),
-        s.detectionKey,
-        range.lo,
-        s.expectedAmount,
-        s.amountTolerance,
-        range.hi,
-        s.expectedAmount,
-        s.amountTolerance,
-        pgArray(members.map((m) => m.id)),
-        s.name,
-        actor.type,
-        actor.id,
-        actor.name,
-      ],
-    );
+    await insertDeletedSeriesRejection(tx, {
+      detectionKey: s.detectionKey,
+      lo: range.lo,
+      hi: range.hi,
+      expectedAmount: s.expectedAmount,
+      amountTolerance: s.amountTolerance,
+      transactionIds: members.map((m) => m.id),
+      seriesName: s.name,
+      actor,
+    });
     await recordAnnotations(
       tx,
       actor,
@@ -364,8 +347,7 @@ export async function deleteSeries(em: Em, actor: Actor, rawId: string): Promise
       action: "deleted",
       details: { name: s.name, source: s.source, transactions: members.length },
     });
-    // ON DELETE SET NULL clears series_id on its transactions.
-    await query(tx, `delete from series where id = ?`, [id]);
+    await deleteSeriesRow(tx, id);
   });
 }
 

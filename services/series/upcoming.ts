@@ -1,6 +1,6 @@
-import type { SeriesCadence, SeriesType } from "../db/entities/index.js";
+import type { SeriesType } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { activeSeriesDueBefore } from "../db/tables/series.js";
 import { CofferError } from "../errors/coffer-error.js";
 import type { CurrencyTotals } from "../ledger/transactions/summary.js";
 import { occurrencesFrom, scheduleOf } from "./detector/cadence.js";
@@ -28,17 +28,6 @@ export interface Upcoming {
   totals: CurrencyTotals[];
 }
 
-interface Row {
-  short_id: string;
-  name: string;
-  type: SeriesType;
-  cadence: SeriesCadence;
-  amount: string;
-  currency: string;
-  next: string;
-  dates: string[];
-}
-
 /**
  * The charges active series are expected to make in [today, today + days):
  * each series' next expected date, then every later occurrence of its cadence
@@ -54,17 +43,7 @@ export async function listUpcomingCharges(em: Em, opts: { days: number; today: s
   }
   const from = dayOf(opts.today);
   const to = from + days;
-  const rows = await query<Row>(
-    em,
-    `select s.short_id, s.name, s.type, s.cadence, s.expected_amount::text as amount, s.iso_currency_code as currency,
-       to_char(s.next_expected_date, 'YYYY-MM-DD') as next,
-       array(select to_char(t.date, 'YYYY-MM-DD') from transactions t
-         where t.series_id = s.id and t.deleted_at is null and t.date < s.next_expected_date
-         order by t.date desc limit 12) as dates
-     from series s
-     where s.status = 'active' and s.next_expected_date is not null and s.next_expected_date < ?::date`,
-    [isoOf(to)],
-  );
+  const rows = await activeSeriesDueBefore(em, isoOf(to));
   const charges: UpcomingCharge[] = [];
   for (const r of rows) {
     const first = dayOf(r.next);

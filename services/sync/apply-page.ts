@@ -1,6 +1,8 @@
 import { AMOUNT, CURRENCY, isCalendarDate } from "../../common/validation.js";
 import type { Em } from "../db/orm.js";
 import { pgArray, query } from "../db/sql.js";
+import { lockConnectionCursor, updateConnectionCursor } from "../db/tables/connections.js";
+import { addSyncLogPage } from "../db/tables/sync-logs.js";
 import { retryOnShortIdClash } from "../ids/insert.js";
 import { newShortId } from "../ids/short-id.js";
 import type { Actor } from "../ledger/actor.js";
@@ -138,11 +140,7 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
   const list = [...rows.values()];
 
   return em.transactional(async (tx) => {
-    const [conn] = await query<{ cursor: string | null; status: string }>(
-      tx,
-      `select cursor, status from connections where id = ? for update`,
-      [ctx.connectionId],
-    );
+    const conn = await lockConnectionCursor(tx, ctx.connectionId);
     if (!conn || conn.status === "disconnected") throw new ConnectionGone();
     if (conn.cursor !== ctx.cursorBefore) throw new CursorMoved();
 
@@ -172,22 +170,15 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
 
     const toLog = skipped.slice(0, Math.max(0, MAX_LOGGED_SKIPS - ctx.loggedSkips));
     const unchanged = list.length - written.length;
-    await query(
-      tx,
-      `update sync_logs set pages = pages + 1, added = added + ?, modified = modified + ?, removed = removed + ?,
-         unchanged = unchanged + ?, skipped_count = skipped_count + ?, skipped = skipped || ?::jsonb
-       where id = ?`,
-      [
-        insertedIds.length,
-        updatedIds.length,
-        removedIds.length,
-        unchanged,
-        skipped.length,
-        JSON.stringify(toLog),
-        ctx.syncLogId,
-      ],
-    );
-    await query(tx, `update connections set cursor = ? where id = ?`, [page.nextCursor, ctx.connectionId]);
+    await addSyncLogPage(tx, ctx.syncLogId, {
+      added: insertedIds.length,
+      modified: updatedIds.length,
+      removed: removedIds.length,
+      unchanged,
+      skipped: skipped.length,
+      logged: toLog,
+    });
+    await updateConnectionCursor(tx, ctx.connectionId, page.nextCursor);
     // A posted row that took over its pending row continues that transaction (pending → posted is a
     // change of its provider data): on_create rules ran on the pending row, so they do not run again.
     // Last: it locks the rules whose hit counts it adds until the page commits.
@@ -228,7 +219,6 @@ async function storedKeys(tx: Em, ctx: PageContext, list: Row[]): Promise<Set<st
      from unnest(?::uuid[], ?::text[]) as k(account_id, ptid)
      join transactions t on t.account_id = k.account_id and t.provider = ? and t.provider_transaction_id = k.ptid`,
     [pgArray(list.map((r) => r.accountId)), pgArray(list.map((r) => r.ptid)), ctx.provider],
-    { bound: true },
   );
   return new Set(rows.map((r) => keyOf(r.account_id, r.ptid)));
 }
@@ -323,7 +313,6 @@ async function upsertRows(tx: Em, ctx: PageContext, list: Row[], rules: PageRule
              case when ${PROVIDER_OWNS_CATEGORY} then excluded.category_id end)
          returning t.id, t.account_id, t.provider_transaction_id, (t.xmax = 0) as inserted`,
         [ctx.provider, pgArray(list.map(() => newShortId())), ...arrays],
-        { bound: true },
       ),
     ),
   );
@@ -380,7 +369,6 @@ async function carryOver(
       pgArray(successors.map((r) => r.pendingPtid)),
       ctx.provider,
     ],
-    { bound: true },
   );
   if (pairs.length === 0) return { successors: [], live: [] };
   const live = pairs.filter((p) => p.live).map((p) => p.old_id);
@@ -421,7 +409,6 @@ async function removeListed(tx: Em, ctx: PageContext, page: SyncPage): Promise<s
        and t.deleted_at is null
      returning t.id`,
     [pgArray(listed.map((l) => l.accountId)), pgArray(listed.map((l) => l.ptid)), ctx.provider],
-    { bound: true },
   );
   return rows.map((r) => r.id);
 }
@@ -455,7 +442,6 @@ async function removeVanishedPending(tx: Em, ctx: PageContext, page: SyncPage, l
       pgArray(list.map((r) => r.accountId)),
       pgArray(list.map((r) => r.ptid)),
     ],
-    { bound: true },
   );
   return rows.map((r) => r.id);
 }

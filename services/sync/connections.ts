@@ -1,6 +1,18 @@
-import type { ConnectionStatus, SyncTrigger } from "../db/entities/index.js";
+import type { SyncTrigger } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
-import { iso, query } from "../db/sql.js";
+import { query } from "../db/sql.js";
+import {
+  connectionOwner,
+  connectionRowByLookup,
+  insertConnection,
+  listConnectionRows,
+  lockLiveConnectionOf,
+  markConnectionDisconnected,
+  reactivateConnection,
+  replaceConnectionEnrollment,
+  updateConnectionPaused,
+  type ConnectionRow,
+} from "../db/tables/connections.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { retryOnShortIdClash } from "../ids/insert.js";
 import { parseId } from "../ids/resolve-id.js";
@@ -15,22 +27,7 @@ import type { ProviderRegistry } from "./registry.js";
 import { sealedCredentials, storeSealedCredentials } from "./stored-credentials.js";
 
 /** A connection as the API shows it; references are short ids, timestamps UTC ISO text. */
-export interface ConnectionView {
-  id: string;
-  shortId: string;
-  institutionName: string | null;
-  institutionId: string | null;
-  provider: string;
-  status: ConnectionStatus;
-  lastSyncedAt: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  userId: string;
-  userName: string;
-  paused: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+export type ConnectionView = ConnectionRow;
 
 /** What the connection endpoints need besides the database. */
 export interface ConnectionDeps {
@@ -40,33 +37,23 @@ export interface ConnectionDeps {
   requestSync(connectionId: string, trigger: SyncTrigger): Promise<void>;
 }
 
-// A CSV import has no institution at a provider: its institution id is its import key (the account name,
-// trimmed, spaces collapsed, lower-cased), which stays the same however often the file is imported again.
-const VIEW = `
-  select c.id, c.short_id as "shortId", c.institution_name as "institutionName",
-    case when c.provider = 'csv' then c.provider_item_id else c.institution_id end as "institutionId",
-    c.provider, c.status, ${iso("c.last_synced_at")} as "lastSyncedAt",
-    c.error_code as "errorCode", c.error_message as "errorMessage", u.short_id as "userId", u.name as "userName",
-    c.paused, ${iso("c.created_at")} as "createdAt", ${iso("c.updated_at")} as "updatedAt"
-  from connections c join users u on u.id = c.user_id`;
-
 /** Every connection, oldest first (not paginated: a household has a handful). */
 export async function listConnections(em: Em): Promise<ConnectionView[]> {
-  return query<ConnectionView>(em, `${VIEW} order by c.created_at, c.id`);
+  return listConnectionRows(em);
 }
 
 export async function loadConnection(em: Em, id: string): Promise<ConnectionView> {
-  const rows = await query<ConnectionView>(em, `${VIEW} where c.id = ?`, [id]);
-  if (rows.length === 0) throw notFound("Connection");
-  return rows[0];
+  const row = await connectionRowByLookup(em, { column: "id", value: id });
+  if (!row) throw notFound("Connection");
+  return row;
 }
 
 /** A connection by UUID or short id, or 404. */
 export async function resolveConnection(em: Em, raw: string): Promise<ConnectionView> {
   const lookup = parseId(raw);
-  const rows = lookup ? await query<ConnectionView>(em, `${VIEW} where c.${lookup.column} = ?`, [lookup.value]) : [];
-  if (rows.length === 0) throw notFound("Connection");
-  return rows[0];
+  const row = lookup ? await connectionRowByLookup(em, lookup) : undefined;
+  if (!row) throw notFound("Connection");
+  return row;
 }
 
 /** A provider failure as the API answers it: the person's input is wrong (400), or the provider failed (502). */
@@ -115,44 +102,33 @@ export async function createConnection(
   const enrollment = await provider.enroll(input).catch((e) => providerFailure(provider.name, e));
 
   const id = await em.transactional(async (tx) => {
-    const [existing] = await query<{ id: string }>(
-      tx,
-      `select id from connections
-       where user_id = ? and provider = ? and provider_item_id = ? and status <> 'disconnected' for update`,
-      [user.id, provider.name, enrollment.providerItemId],
-    );
-    const connectionId = existing?.id ?? crypto.randomUUID();
+    const existing = await lockLiveConnectionOf(tx, {
+      userId: user.id,
+      provider: provider.name,
+      providerItemId: enrollment.providerItemId,
+    });
+    const connectionId = existing ?? crypto.randomUUID();
     const sealed = deps.cipher.seal(connectionId, enrollment.credentials);
     if (existing) {
-      await query(
-        tx,
-        `update connections set credentials = ?, institution_id = ?, institution_name = ?, updated_at = now(),
-           cursor = case when provider = 'csv' then null else cursor end
-         where id = ?`,
-        [sealed, enrollment.institutionId, enrollment.institutionName, connectionId],
-        // A CSV connection's credentials are its file (megabytes): sent as a bind parameter, not in the SQL text.
-        { bound: true },
-      );
+      await replaceConnectionEnrollment(tx, {
+        id: connectionId,
+        credentials: sealed,
+        institutionId: enrollment.institutionId,
+        institutionName: enrollment.institutionName,
+      });
     } else {
       await retryOnShortIdClash(() =>
         tx.transactional((sp) =>
-          query(
-            sp,
-            `insert into connections (id, short_id, user_id, provider, provider_item_id, institution_id,
-               institution_name, credentials, status)
-             values (?, ?, ?, ?, ?, ?, ?, ?, 'active')`,
-            [
-              connectionId,
-              newShortId(),
-              user.id,
-              provider.name,
-              enrollment.providerItemId,
-              enrollment.institutionId,
-              enrollment.institutionName,
-              sealed,
-            ],
-            { bound: true },
-          ),
+          insertConnection(sp, {
+            id: connectionId,
+            shortId: newShortId(),
+            userId: user.id,
+            provider: provider.name,
+            providerItemId: enrollment.providerItemId,
+            institutionId: enrollment.institutionId,
+            institutionName: enrollment.institutionName,
+            credentials: sealed,
+          }),
         ),
       );
     }
@@ -189,7 +165,7 @@ export async function setConnectionPaused(em: Em, actor: Actor, raw: string, pau
   const c = await resolveConnection(em, raw);
   if (c.paused !== paused) {
     await em.transactional(async (tx) => {
-      await query(tx, `update connections set paused = ?, updated_at = now() where id = ?`, [paused, c.id]);
+      await updateConnectionPaused(tx, c.id, paused);
       await annotate(tx, actor, c.id, paused ? "paused" : "resumed", {});
     });
   }
@@ -219,22 +195,16 @@ export async function reauthConnection(
     const enrollment = await provider.enroll(input).catch((e) => providerFailure(provider.name, e));
     await em.transactional(async (tx) => {
       await storeSealedCredentials(tx, c.id, deps.cipher.seal(c.id, enrollment.credentials));
-      await query(
-        tx,
-        `update connections set status = 'active', error_code = null, error_message = null, updated_at = now(),
-           cursor = case when provider = 'csv' then null else cursor end
-         where id = ?`,
-        [c.id],
-      );
+      await reactivateConnection(tx, c.id);
       await annotate(tx, actor, c.id, "credentials_replaced", { provider: provider.name });
     });
     await deps.requestSync(c.id, "reauth");
     return { connection: await loadConnection(em, c.id), linkSession: null };
   }
   const credentials = deps.cipher.open(c.id, await sealedCredentials(em, c.id));
-  const [owner] = await query<{ user_id: string }>(em, `select user_id from connections where id = ?`, [c.id]);
+  const ownerId = await connectionOwner(em, c.id);
   const session = await provider
-    .createLinkSession({ clientUserId: owner.user_id, update: credentials })
+    .createLinkSession({ clientUserId: ownerId, update: credentials })
     .catch((e) => providerFailure(provider.name, e));
   if (!session) {
     throw validation(
@@ -280,13 +250,7 @@ export async function disconnectConnection(
     log.warn({ connection: c.shortId }, "disconnecting without calling the provider (no configuration or no key)");
   }
   await em.transactional(async (tx) => {
-    await query(
-      tx,
-      `update connections set status = 'disconnected', credentials = null, cursor = null, error_code = null,
-         error_message = null, updated_at = now()
-       where id = ?`,
-      [c.id],
-    );
+    await markConnectionDisconnected(tx, c.id);
     await query(tx, `update accounts set connection_id = null, updated_at = now() where connection_id = ?`, [c.id]);
     await annotate(tx, actor, c.id, "disconnected", { provider: c.provider });
   });

@@ -7,7 +7,9 @@ import { applyPage, ConnectionGone, MAX_LOGGED_SKIPS, type PageContext } from ".
 import { mappedCategorySlug } from "./category-map.js";
 import type { CredentialCipher } from "./credentials.js";
 import type { PostCommitHook } from "./hooks.js";
-import { tryLockConnection } from "./lock.js";
+import { tryLockConnection } from "../db/locks.js";
+import { markConnectionSynced, setConnectionError } from "../db/tables/connections.js";
+import { addSyncLogSkips, endSyncLog, interruptRunningSyncLogs, startSyncLog } from "../db/tables/sync-logs.js";
 import type { ProviderName } from "./providers/provider.js";
 import type { ProviderRegistry } from "./registry.js";
 import { classifyFailure, HEALTHY, isTransient, statusAfterFailure, type SyncFailure } from "./status.js";
@@ -62,8 +64,6 @@ export type SyncOutcome =
   | { status: "skipped"; reason: "not_found" | "disconnected" | "satisfied" | "paused" | "pending_reauth" };
 
 /** The connection was marked as needing a login after the sync (its log `l`) started. */
-const BROKEN_SINCE = "c.status = 'pending_reauth' and c.updated_at > l.started_at";
-
 /** Who the audit timeline names for what a sync does. */
 const syncActor = (provider: string): Actor => ({ type: "system", id: null, keyId: null, name: `sync (${provider})` });
 
@@ -109,22 +109,9 @@ export class SyncEngine {
     }
 
     // We hold the lock, so a log still "running" belongs to a sync whose process died.
-    await query(
-      em,
-      `update sync_logs set status = 'interrupted', finished_at = now(), error_code = 'INTERRUPTED',
-         error_message = 'The sync stopped before it finished (its process ended); '
-           || 'the next sync continued from its last committed page'
-       where connection_id = ? and status = 'running'`,
-      [conn.id],
-    );
+    await interruptRunningSyncLogs(em, conn.id);
     const syncLogId = crypto.randomUUID();
-    await query(
-      em,
-      `with attempt as (update connections set last_attempt_at = now() where id = ?)
-       insert into sync_logs (id, short_id, connection_id, trigger, status, started_at)
-       values (?, ?, ?, ?, 'running', now())`,
-      [conn.id, syncLogId, newShortId(), conn.id, opts.trigger],
-    );
+    await startSyncLog(em, { id: syncLogId, shortId: newShortId(), connectionId: conn.id, trigger: opts.trigger });
     this.deps.log.info({ connection: conn.shortId, provider: conn.provider, trigger: opts.trigger }, "sync started");
 
     const counts: SyncCounts = { pages: 0, added: 0, modified: 0, removed: 0, unchanged: 0, skipped: 0 };
@@ -142,18 +129,7 @@ export class SyncEngine {
     }
     await em.transactional(async (tx) => {
       await this.endLog(tx, syncLogId, "success", null);
-      await query(
-        tx,
-        // A login reported broken (a webhook) after this sync started is not repaired by its success.
-        `update connections c set
-           status = case when ${BROKEN_SINCE} then c.status else ? end,
-           error_code = case when ${BROKEN_SINCE} then c.error_code end,
-           error_message = case when ${BROKEN_SINCE} then c.error_message end,
-           last_synced_at = now(), last_success_started_at = l.started_at, updated_at = now()
-         from sync_logs l
-         where c.id = ? and l.id = ? and c.status <> 'disconnected'`,
-        [HEALTHY.status, conn.id, syncLogId],
-      );
+      await markConnectionSynced(tx, { id: conn.id, syncLogId, status: HEALTHY.status });
     });
     this.deps.log.info({ connection: conn.shortId, ...counts }, "sync finished");
     for (const hook of this.deps.hooks) {
@@ -171,11 +147,10 @@ export class SyncEngine {
     const actor = syncActor(conn.provider);
     const accounts = await upsertAccounts(em, actor, conn, await provider.accounts(credentials));
     if (accounts.skipped.length) {
-      await query(
-        em,
-        `update sync_logs set skipped_count = skipped_count + ?, skipped = skipped || ?::jsonb where id = ?`,
-        [accounts.skipped.length, JSON.stringify(accounts.skipped.slice(0, MAX_LOGGED_SKIPS)), syncLogId],
-      );
+      await addSyncLogSkips(em, syncLogId, {
+        count: accounts.skipped.length,
+        logged: accounts.skipped.slice(0, MAX_LOGGED_SKIPS),
+      });
       counts.skipped += accounts.skipped.length;
     }
     const ctx: PageContext = {
@@ -237,11 +212,7 @@ export class SyncEngine {
     status: "success" | "error" | "interrupted",
     error: { code: string; message: string } | null,
   ) {
-    await query(
-      em,
-      `update sync_logs set status = ?, finished_at = now(), error_code = ?, error_message = ? where id = ?`,
-      [status, error?.code ?? null, error?.message ?? null, syncLogId],
-    );
+    await endSyncLog(em, syncLogId, status, error);
   }
 
   private async fail(
@@ -262,12 +233,12 @@ export class SyncEngine {
     const next = statusAfterFailure(failure);
     await em.transactional(async (tx) => {
       await this.endLog(tx, syncLogId, "error", failure);
-      await query(
-        tx,
-        `update connections set status = ?, error_code = ?, error_message = ?, updated_at = now()
-         where id = ? and status <> 'disconnected'`,
-        [next.status, next.errorCode, next.errorMessage, conn.id],
-      );
+      await setConnectionError(tx, {
+        id: conn.id,
+        status: next.status,
+        errorCode: next.errorCode,
+        errorMessage: next.errorMessage,
+      });
     });
     return { status: "error", syncLogId, failure, retry: isTransient(failure) };
   }

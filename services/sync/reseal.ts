@@ -1,5 +1,6 @@
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { countSessionsNamed } from "../db/tables/pg-stat-activity.js";
+import { lockConnectionsWithCredentials, updateConnectionCredentials } from "../db/tables/connections.js";
 import { CredentialsUnreadable, type CredentialCipher } from "./credentials.js";
 import { JOB_QUEUE_APPLICATION_NAME } from "./scheduler.js";
 
@@ -20,21 +21,14 @@ export class ResealRefused extends Error {
  * Returns how many credentials were re-sealed.
  */
 export async function resealCredentials(em: Em, from: CredentialCipher, to: CredentialCipher): Promise<number> {
-  const [{ cores }] = await query<{ cores: number }>(
-    em,
-    `select count(*)::int as cores from pg_stat_activity where datname = current_database() and application_name = ?`,
-    [JOB_QUEUE_APPLICATION_NAME],
-  );
+  const cores = await countSessionsNamed(em, JOB_QUEUE_APPLICATION_NAME);
   if (cores > 0) {
     throw new ResealRefused(
       "A core is running on this database; stop every core first, then start them with the new key",
     );
   }
   return em.transactional(async (tx) => {
-    const rows = await query<{ id: string; short_id: string; credentials: Buffer }>(
-      tx,
-      `select id, short_id, credentials from connections where credentials is not null order by id for update`,
-    );
+    const rows = await lockConnectionsWithCredentials(tx);
     const unreadable: string[] = [];
     const sealed = rows.map((r) => {
       try {
@@ -52,7 +46,7 @@ export async function resealCredentials(em: Em, from: CredentialCipher, to: Cred
       );
     }
     for (const r of sealed) {
-      await query(tx, `update connections set credentials = ? where id = ?`, [r!.credentials, r!.id], { bound: true });
+      await updateConnectionCredentials(tx, r!.id, r!.credentials);
     }
     return rows.length;
   });

@@ -1,5 +1,6 @@
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { deleteOldSyncLogs } from "../db/tables/sync-logs.js";
+import { deleteOldWebhookEvents } from "../db/tables/webhook-events.js";
 import type { PeriodicTask } from "../periodic.js";
 
 /**
@@ -12,17 +13,7 @@ export const WEBHOOK_RETENTION = { rejectedDays: 7, keptDays: 90 };
 
 /** Deletes webhook events past their retention; returns how many. */
 export async function purgeWebhookEvents(em: Em, retention = WEBHOOK_RETENTION): Promise<number> {
-  const rows = await query<{ n: number }>(
-    em,
-    `with gone as (
-       delete from webhook_events
-       where received_at < now() - make_interval(days => ?)
-          or (status in ('rejected', 'duplicate') and received_at < now() - make_interval(days => ?))
-       returning 1)
-     select count(*)::int as n from gone`,
-    [retention.keptDays, retention.rejectedDays],
-  );
-  return rows[0].n;
+  return deleteOldWebhookEvents(em, retention);
 }
 
 export const purgeWebhookEventsTask: PeriodicTask = {
@@ -38,18 +29,7 @@ export const purgeWebhookEventsTask: PeriodicTask = {
  * Returns how many went.
  */
 export async function purgeSyncLogs(em: Em, days: number): Promise<number> {
-  const rows = await query<{ n: number }>(
-    em,
-    `with gone as (
-       delete from sync_logs l
-       where l.status <> 'running' and l.started_at < now() - make_interval(days => ?)
-         and exists (select 1 from sync_logs n
-                     where n.connection_id = l.connection_id and (n.started_at, n.id) > (l.started_at, l.id))
-       returning 1)
-     select count(*)::int as n from gone`,
-    [days],
-  );
-  return rows[0].n;
+  return deleteOldSyncLogs(em, days);
 }
 
 export const purgeSyncLogsTask: PeriodicTask = {

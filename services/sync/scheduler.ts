@@ -2,7 +2,7 @@ import PgBoss from "pg-boss";
 import { SYNC_TRIGGERS, type SyncTrigger } from "../db/entities/index.js";
 import { DUE_QUEUE, JOB_SCHEMA, SYNC_QUEUE } from "../db/job-queue-schema.js";
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { dueConnectionIds } from "../db/tables/connections.js";
 import type { EngineLogger, SyncEngine } from "./engine.js";
 
 export interface SchedulerOptions {
@@ -167,16 +167,9 @@ export class SyncScheduler {
 
   /** Queues a sync for every connection the schedule has made due; returns how many. */
   async queueDueSyncs(): Promise<number> {
-    const rows = await query<{ id: string }>(
-      this.opts.fork(),
-      `select id from connections
-       where status in ('active', 'error') and not paused
-         and (last_attempt_at is null or last_attempt_at < now() - make_interval(secs => ?))
-       order by last_attempt_at nulls first`,
-      [this.opts.intervalSeconds],
-    );
-    for (const r of rows) await this.requestSync(r.id, "schedule");
-    return rows.length;
+    const ids = await dueConnectionIds(this.opts.fork(), this.opts.intervalSeconds);
+    for (const id of ids) await this.requestSync(id, "schedule");
+    return ids.length;
   }
 
   /** Stops taking jobs, lets running syncs finish their current page, and closes the queue's connections. */

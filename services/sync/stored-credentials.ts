@@ -1,18 +1,15 @@
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { connectionCredentials, updateConnectionCredentials } from "../db/tables/connections.js";
 import { CofferError } from "../errors/coffer-error.js";
 
 /** A connection's sealed credentials (services/sync/credentials.ts opens them). */
 export async function sealedCredentials(em: Em, connectionId: string): Promise<Buffer> {
-  const rows = await query<{ credentials: Buffer | null }>(em, `select credentials from connections where id = ?`, [
-    connectionId,
-  ]);
-  const sealed = rows[0]?.credentials;
+  const sealed = await connectionCredentials(em, connectionId);
   if (!sealed) throw new CofferError("CONFLICT", "This connection has no credentials (it was disconnected)");
   return sealed;
 }
 
 /** Replaces a connection's sealed credentials (null wipes them: a disconnect). */
 export async function storeSealedCredentials(em: Em, connectionId: string, sealed: Buffer | null): Promise<void> {
-  await query(em, `update connections set credentials = ? where id = ?`, [sealed, connectionId], { bound: true });
+  await updateConnectionCredentials(em, connectionId, sealed);
 }

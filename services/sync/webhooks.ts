@@ -1,6 +1,18 @@
 import type { SyncTrigger, WebhookEventStatus } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
-import { iso, pgArray, query } from "../db/sql.js";
+import {
+  liveConnectionIdsOfItems,
+  markConnectionsPendingReauth,
+  markConnectionsRepaired,
+} from "../db/tables/connections.js";
+import {
+  insertWebhookEvent,
+  markWebhookEventReplayed,
+  webhookEventRowByLookup,
+  webhookEventRowsByIds,
+  webhookEventsByReceipt,
+  type WebhookEventRow,
+} from "../db/tables/webhook-events.js";
 import { CofferError, notFound } from "../errors/coffer-error.js";
 import { retryOnShortIdClash } from "../ids/insert.js";
 import { parseId } from "../ids/resolve-id.js";
@@ -34,6 +46,8 @@ export interface WebhookEventView {
   payload: Record<string, unknown> | null;
 }
 
+const WEBHOOK_EVENT_STATUSES: readonly WebhookEventStatus[] = ["accepted", "duplicate", "rejected", "ignored"];
+
 /** Headers never stored with an event, whoever sends them. */
 const UNSTORED_HEADERS = new Set(["authorization", "cookie", "x-api-key", "proxy-authorization"]);
 
@@ -55,67 +69,45 @@ async function store(
 ): Promise<string | null> {
   const headers = Object.fromEntries(Object.entries(r.headers).filter(([k]) => !UNSTORED_HEADERS.has(k.toLowerCase())));
   const id = crypto.randomUUID();
-  // A second delivery of an accepted event id loses the race on the unique index: it is a duplicate.
-  const rows = await retryOnShortIdClash(() =>
+  // A second delivery of an accepted event id is not stored (null): it is a duplicate.
+  return retryOnShortIdClash(() =>
     em.transactional((sp) =>
-      query<{ id: string }>(
-        sp,
-        `insert into webhook_events (id, short_id, provider, event_id, event_type, status, reason, action, headers,
-           body, item_ids, connection_ids)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::text[], ?::uuid[])
-         on conflict (provider, event_id) where event_id is not null and status = 'accepted' do nothing
-         returning id`,
-        [
-          id,
-          newShortId(),
-          r.provider,
-          e.event?.eventId ?? null,
-          e.event?.type ?? null,
-          e.status,
-          e.reason ?? null,
-          e.event?.action ?? null,
-          JSON.stringify(headers),
-          r.body,
-          pgArray(e.event?.providerItemIds ?? []),
-          pgArray(e.connectionIds ?? []),
-        ],
-      ),
+      insertWebhookEvent(sp, {
+        id,
+        shortId: newShortId(),
+        provider: r.provider,
+        eventId: e.event?.eventId ?? null,
+        eventType: e.event?.type ?? null,
+        status: e.status,
+        reason: e.reason ?? null,
+        action: e.event?.action ?? null,
+        headers,
+        body: r.body,
+        itemIds: e.event?.providerItemIds ?? [],
+        connectionIds: e.connectionIds ?? [],
+      }),
     ),
   );
-  return rows[0]?.id ?? null;
 }
 
 async function connectionsOf(em: Em, provider: string, itemIds: string[]): Promise<string[]> {
   if (itemIds.length === 0) return [];
-  const rows = await query<{ id: string }>(
-    em,
-    `select id from connections where provider = ? and provider_item_id = any(?::text[]) and status <> 'disconnected'
-     order by id`,
-    [provider, pgArray(itemIds)],
-  );
-  return rows.map((r) => r.id);
+  return liveConnectionIdsOfItems(em, provider, itemIds);
 }
 
 /** Does what a verified event asks of the connections it names. */
 async function act(em: Em, deps: WebhookDeps, event: Pick<WebhookEvent, "action" | "type">, ids: string[]) {
   if (ids.length === 0 || event.action === "none") return;
   if (event.action === "reauth_required") {
-    await query(
+    await markConnectionsPendingReauth(
       em,
-      `update connections set status = 'pending_reauth', error_code = 'REAUTH_REQUIRED', error_message = ?,
-         updated_at = now()
-       where id = any(?::uuid[]) and status <> 'disconnected'`,
-      [`The provider reported that the bank login needs repair (${event.type})`, pgArray(ids)],
+      ids,
+      `The provider reported that the bank login needs repair (${event.type})`,
     );
     return;
   }
   if (event.action === "repaired") {
-    await query(
-      em,
-      `update connections set status = 'active', error_code = null, error_message = null, updated_at = now()
-       where id = any(?::uuid[]) and status = 'pending_reauth'`,
-      [pgArray(ids)],
-    );
+    await markConnectionsRepaired(em, ids);
   }
   for (const id of ids) await deps.requestSync(id, "webhook");
 }
@@ -160,16 +152,7 @@ export async function receiveWebhook(
   return { id, status };
 }
 
-const VIEW = `
-  select w.id, w.short_id as "shortId", w.provider, w.event_id as "eventId", w.event_type as "eventType", w.status,
-    w.reason, w.action,
-    array(select c.short_id from connections c where c.id = any(w.connection_ids) order by c.short_id)
-      as "connectionIds",
-    ${iso("w.received_at")} as "receivedAt", ${iso("w.replayed_at")} as "replayedAt", w.replay_count as "replayCount",
-    w.body
-  from webhook_events w`;
-
-type Row = Omit<WebhookEventView, "payload"> & { body: Buffer };
+type Row = WebhookEventRow;
 
 function present(r: Row): WebhookEventView {
   const { body, ...rest } = r;
@@ -189,53 +172,32 @@ export async function listWebhookEvents(
   req: { provider?: string; status?: string; limit?: number; cursor: string },
   keys: CursorKeyring,
 ): Promise<{ events: WebhookEventView[]; nextCursor: string; hasMore: boolean }> {
-  const where: string[] = ["true"];
-  const params: unknown[] = [];
   const provider = parseText(req.provider, "provider", { min: 0, max: 64 }, "INVALID_PARAMETER");
-  if (provider) {
-    where.push("provider = ?");
-    params.push(provider);
-  }
-  if (req.status) {
-    if (!["accepted", "duplicate", "rejected", "ignored"].includes(req.status)) {
-      throw new CofferError("INVALID_PARAMETER", "status must be one of accepted, duplicate, rejected, ignored");
-    }
-    where.push("status = ?");
-    params.push(req.status);
+  if (req.status && !WEBHOOK_EVENT_STATUSES.includes(req.status as WebhookEventStatus)) {
+    throw new CofferError("INVALID_PARAMETER", "status must be one of accepted, duplicate, rejected, ignored");
   }
   const page = await timePage(
     em,
     {
-      table: "webhook_events",
-      timeColumn: "received_at",
-      where: where.join(" and "),
-      params,
+      rows: webhookEventsByReceipt({
+        provider: provider || undefined,
+        status: (req.status || undefined) as WebhookEventStatus | undefined,
+      }),
       filters: { provider: req.provider ?? null, status: req.status ?? null },
       limit: req.limit,
       cursor: req.cursor,
     },
     keys,
   );
-  const rows = page.ids.length
-    ? await query<Row>(em, `${VIEW} where w.id = any(?::uuid[]) order by w.received_at desc, w.id desc`, [
-        pgArray(page.ids),
-      ])
-    : [];
+  const rows = page.ids.length ? await webhookEventRowsByIds(em, page.ids) : [];
   return { events: rows.map(present), nextCursor: page.nextCursor, hasMore: page.hasMore };
 }
 
 async function resolveEvent(em: Em, raw: string): Promise<Row & { itemIds: string[] }> {
   const lookup = parseId(raw);
-  const rows = lookup
-    ? await query<Row & { itemIds: string[] }>(
-        em,
-        `${VIEW.replace("from webhook_events w", ', w.item_ids as "itemIds" from webhook_events w')}
-         where w.${lookup.column} = ?`,
-        [lookup.value],
-      )
-    : [];
-  if (rows.length === 0) throw notFound("Webhook event");
-  return rows[0];
+  const row = lookup ? await webhookEventRowByLookup(em, lookup) : undefined;
+  if (!row) throw notFound("Webhook event");
+  return row;
 }
 
 export async function getWebhookEvent(em: Em, raw: string): Promise<WebhookEventView> {
@@ -255,12 +217,7 @@ export async function replayWebhookEvent(em: Em, deps: WebhookDeps, raw: string)
     throw new CofferError("CONFLICT", `A ${ev.status} webhook event is not replayed; only verified events are`);
   }
   const connectionIds = await connectionsOf(em, ev.provider, ev.itemIds);
-  await query(
-    em,
-    `update webhook_events set replayed_at = now(), replay_count = replay_count + 1, connection_ids = ?::uuid[]
-     where id = ?`,
-    [pgArray(connectionIds), ev.id],
-  );
+  await markWebhookEventReplayed(em, ev.id, connectionIds);
   await act(
     em,
     deps,

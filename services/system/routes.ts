@@ -7,12 +7,12 @@ import type { CoreDeps } from "../deps.js";
 import { CofferError } from "../errors/coffer-error.js";
 import type { Em } from "../db/orm.js";
 import { migrationsList } from "../db/migrations/index.js";
-import { query } from "../db/sql.js";
+import { appliedMigrations, pingDatabase, serverVersion } from "../db/tables/mikro-orm-migrations.js";
 import { ts } from "../shared/proto.js";
 
 async function databaseAnswers(em: Em): Promise<boolean> {
   try {
-    await em.getConnection().execute("select 1");
+    await pingDatabase(em);
     return true;
   } catch {
     return false;
@@ -21,14 +21,8 @@ async function databaseAnswers(em: Em): Promise<boolean> {
 
 /** PostgreSQL's version and the migrations the database records beside those this core knows. */
 async function databaseStatus(em: Em) {
-  const [{ server_version }] = await query<{ server_version: string }>(
-    em,
-    `select current_setting('server_version') as server_version`,
-  );
-  const applied = await query<{ name: string; executed_at: Date | string }>(
-    em,
-    `select name, executed_at from mikro_orm_migrations order by id`,
-  );
+  const server_version = await serverVersion(em);
+  const applied = await appliedMigrations(em);
   const done = new Set(applied.map((m) => m.name));
   return {
     serverVersion: server_version,

@@ -1,5 +1,6 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import { isForeignKeyViolation, query } from "../db/sql.js";
+import { isForeignKeyViolation } from "../db/sql.js";
+import { userIdByEmail } from "../db/tables/users.js";
 import { UserEntity, type User } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
@@ -37,8 +38,7 @@ function emailTaken(e: unknown): never {
 export async function findUserIdByEmail(em: Em, rawEmail: string): Promise<string | null> {
   const email = parseEmail(rawEmail);
   if (!email) throw validation("email is required");
-  const rows = await query<{ id: string }>(em, `select id from users where lower(email) = lower(?)`, [email]);
-  return rows[0]?.id ?? null;
+  return (await userIdByEmail(em, email)) ?? null;
 }
 
 export async function listUsers(em: Em): Promise<User[]> {

@@ -39,7 +39,6 @@ async function connection(userId: string, secret: string, cipher = oldCipher) {
     `insert into connections (id, short_id, user_id, provider, provider_item_id, credentials)
      values (?, ?, ?, 'simplefin', ?, ?)`,
     [id, shortId, userId, `item-${id}`, cipher.seal(id, { access_url: secret })],
-    { bound: true },
   );
   return { id, shortId };
 }

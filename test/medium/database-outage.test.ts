@@ -19,8 +19,8 @@ import { TcpProxy } from "../helpers/tcp-proxy.js";
 // and goes"). The machine's PostgreSQL is shared, so a TCP proxy in front of it
 // plays the outage: every connection dropped, new ones refused, then accepted
 // again. During the outage every failed call is UNAVAILABLE (503 over REST),
-// never INTERNAL_ERROR; within 5 s of the database's return both of the core's
-// pools (the ORM's and the prepared statements') answer again, with no restart.
+// never INTERNAL_ERROR; within 5 s of the database's return the core's one pool
+// answers again (ORM calls and named prepared statements alike), with no restart.
 
 /** Shorter than the default, so the test of a database that never answers stays quick. */
 const CONNECT_TIMEOUT_MS = 1000;
@@ -64,7 +64,7 @@ afterAll(async () => {
 
 type Outcome = { started: number; ended: number; ok: boolean; code: string };
 
-/** Which pool each call depends on: the ORM's, the prepared statements', or both (a write). */
+/** Each way a call reaches the database: the ORM's entities, named prepared statements, a write. */
 const calls: Record<string, () => Promise<unknown>> = {
   "ListUsers (ORM)": () => core.users.listUsers({}, withKey(adminKey)),
   "GetCurrentKey (prepared)": () => core.apiKeys.getCurrentKey({}, withKey(adminKey)),

@@ -1,0 +1,143 @@
+import type { SyncLogStatus, SyncTrigger } from "../entities/index.js";
+import type { Em } from "../orm.js";
+import { iso, pgArray, query } from "../sql.js";
+import { timeOrdered, type TimeOrderedRows } from "./time-ordered.js";
+
+/** One sync run as the API shows it. */
+export interface SyncLogRow {
+  id: string;
+  shortId: string;
+  connectionId: string;
+  provider: string;
+  trigger: SyncTrigger;
+  status: SyncLogStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  pages: number;
+  added: number;
+  modified: number;
+  removed: number;
+  unchanged: number;
+  skippedCount: number;
+  /** The first rows the sync could not take, by position and reason. */
+  skipped: { row: string; reason: string }[];
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+/** These sync logs (by UUID), newest first, with their connection's short id and provider. */
+export async function syncLogRowsByIds(em: Em, ids: string[]): Promise<SyncLogRow[]> {
+  return query<SyncLogRow>(
+    em,
+    `select l.id, l.short_id as "shortId", c.short_id as "connectionId", c.provider, l.trigger, l.status,
+       ${iso("l.started_at")} as "startedAt", ${iso("l.finished_at")} as "finishedAt",
+       (extract(epoch from l.finished_at - l.started_at) * 1000)::bigint::int as "durationMs",
+       l.pages, l.added, l.modified, l.removed, l.unchanged, l.skipped_count as "skippedCount", l.skipped,
+       l.error_code as "errorCode", l.error_message as "errorMessage"
+     from sync_logs l join connections c on c.id = l.connection_id
+     where l.id = any(?::uuid[]) order by l.started_at desc, l.id desc`,
+    [pgArray(ids)],
+  );
+}
+
+/** Ends the connection's logs still "running": their sync's process died (the caller holds the sync lock). */
+export async function interruptRunningSyncLogs(em: Em, connectionId: string): Promise<void> {
+  await query(
+    em,
+    `update sync_logs set status = 'interrupted', finished_at = now(), error_code = 'INTERRUPTED',
+       error_message = 'The sync stopped before it finished (its process ended); '
+         || 'the next sync continued from its last committed page'
+     where connection_id = ? and status = 'running'`,
+    [connectionId],
+  );
+}
+
+/** Starts a sync log, and stamps the connection's last_attempt_at in the same statement. */
+export async function startSyncLog(
+  em: Em,
+  l: { id: string; shortId: string; connectionId: string; trigger: SyncTrigger },
+): Promise<void> {
+  await query(
+    em,
+    `with attempt as (update connections set last_attempt_at = now() where id = ?)
+     insert into sync_logs (id, short_id, connection_id, trigger, status, started_at)
+     values (?, ?, ?, ?, 'running', now())`,
+    [l.connectionId, l.id, l.shortId, l.connectionId, l.trigger],
+  );
+}
+
+/** Adds rows the sync could not take: their count, and the first of them (`logged`) by position and reason. */
+export async function addSyncLogSkips(
+  em: Em,
+  id: string,
+  skips: { count: number; logged: { row: string; reason: string }[] },
+): Promise<void> {
+  await query(
+    em,
+    `update sync_logs set skipped_count = skipped_count + ?, skipped = skipped || ?::jsonb where id = ?`,
+    [skips.count, JSON.stringify(skips.logged), id],
+  );
+}
+
+/** Adds one written page's counts. */
+export async function addSyncLogPage(
+  em: Em,
+  id: string,
+  page: {
+    added: number;
+    modified: number;
+    removed: number;
+    unchanged: number;
+    skipped: number;
+    logged: { row: string; reason: string }[];
+  },
+): Promise<void> {
+  await query(
+    em,
+    `update sync_logs set pages = pages + 1, added = added + ?, modified = modified + ?, removed = removed + ?,
+       unchanged = unchanged + ?, skipped_count = skipped_count + ?, skipped = skipped || ?::jsonb
+     where id = ?`,
+    [page.added, page.modified, page.removed, page.unchanged, page.skipped, JSON.stringify(page.logged), id],
+  );
+}
+
+export async function endSyncLog(
+  em: Em,
+  id: string,
+  status: "success" | "error" | "interrupted",
+  error: { code: string; message: string } | null,
+): Promise<void> {
+  await query(
+    em,
+    `update sync_logs set status = ?, finished_at = now(), error_code = ?, error_message = ? where id = ?`,
+    [status, error?.code ?? null, error?.message ?? null, id],
+  );
+}
+
+/**
+ * Deletes finished logs started more than `days` ago, keeping each
+ * connection's newest; returns how many went.
+ */
+export async function deleteOldSyncLogs(em: Em, days: number): Promise<number> {
+  const rows = await query<{ n: number }>(
+    em,
+    `with gone as (
+       delete from sync_logs l
+       where l.status <> 'running' and l.started_at < now() - make_interval(days => ?)
+         and exists (select 1 from sync_logs n
+                     where n.connection_id = l.connection_id and (n.started_at, n.id) > (l.started_at, l.id))
+       returning 1)
+     select count(*)::int as n from gone`,
+    [days],
+  );
+  return rows[0].n;
+}
+
+/** Sync logs newest first by start, of one connection or of all. */
+export const syncLogsByStart = (connectionId: string | null): TimeOrderedRows =>
+  timeOrdered(
+    "sync_logs",
+    "started_at",
+    connectionId ? { sql: "connection_id = ?", params: [connectionId] } : { sql: "true", params: [] },
+  );
