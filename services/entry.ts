@@ -9,9 +9,10 @@ import {
 } from "@connectrpc/connect/protocol";
 import { kEm, kEntry, kPrincipal, type EntryState } from "./context.js";
 import { CofferError } from "./errors/coffer-error.js";
-import { authorizeCall } from "./interceptors/auth.js";
+import { authorizeCall, methodAccess } from "./interceptors/auth.js";
 import { SESSION_HEADER } from "../common/session.js";
 import { discardUnreadBody } from "./unread-body.js";
+import type { ApiKeyCache } from "./auth/key-cache.js";
 
 /**
  * The core's entry points, in front of Connect's own handling of each RPC
@@ -133,7 +134,8 @@ function undecodable(method: DescMethod, reason: string | undefined): CofferErro
 }
 
 /** One RPC's handler behind the guard. */
-function guard(h: UniversalHandler): UniversalHandler {
+function guard(h: UniversalHandler, keys: ApiKeyCache | undefined): UniversalHandler {
+  methodAccess(h.method); // read the proto options now, not on the first call
   const handle = async (req: UniversalServerRequest): Promise<UniversalServerResponse> => {
     const values = req.contextValues;
     const entry = values?.get(kEntry);
@@ -142,10 +144,15 @@ function guard(h: UniversalHandler): UniversalHandler {
     // interceptor then refuses any method that needs a key (it fails closed).
     if (!values || !entry || !em) return h(req);
     try {
-      const principal = await authorizeCall(em, h.method, {
-        apiKey: req.header.get("x-api-key"),
-        session: req.header.get(SESSION_HEADER),
-      });
+      const principal = await authorizeCall(
+        em,
+        h.method,
+        {
+          apiKey: req.header.get("x-api-key"),
+          session: req.header.get(SESSION_HEADER),
+        },
+        keys,
+      );
       if (principal) values.set(kPrincipal, principal);
     } catch (e) {
       await discardUnreadBody(req);
@@ -175,10 +182,11 @@ function guard(h: UniversalHandler): UniversalHandler {
 }
 
 /**
- * Puts every handler of a router behind the guard. connect-fastify registers
+ * Puts every handler of a router behind the guard, which authenticates API
+ * keys through `keys` (the core's cache) when given. connect-fastify registers
  * `router.handlers` after calling the routes function, so replacing them in
  * place (from inside that function) is what it serves.
  */
-export function guardEntries(handlers: UniversalHandler[]): void {
-  for (let i = 0; i < handlers.length; i++) handlers[i] = guard(handlers[i]);
+export function guardEntries(handlers: UniversalHandler[], keys?: ApiKeyCache): void {
+  for (let i = 0; i < handlers.length; i++) handlers[i] = guard(handlers[i], keys);
 }

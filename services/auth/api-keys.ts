@@ -7,7 +7,6 @@ import {
   type ApiKeyScope,
 } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
-import type { Principal } from "../context.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { withShortId } from "../ids/insert.js";
 import { resolveUser } from "../users/users.js";
@@ -17,6 +16,7 @@ import { iso, query } from "../db/sql.js";
 import { parseText } from "../shared/validate.js";
 import { MISSING_CREDENTIALS_MESSAGE } from "../../common/credentials.js";
 import { nowOf } from "../clock.js";
+import type { ApiKeyCache, KeyPrincipal } from "./key-cache.js";
 
 interface KeyRow {
   id: string;
@@ -31,26 +31,22 @@ interface KeyRow {
 /** last_used_at is refreshed at most this often, so reads do not turn into writes. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-export async function authenticateKey(em: Em, presented: string | null): Promise<Extract<Principal, { kind: "key" }>> {
+/**
+ * The key a call presents, as a principal. With a cache (one per core, see
+ * key-cache.ts), a key authenticated in the last minute is not read again;
+ * the cache forgets a key the moment it is revoked.
+ */
+export async function authenticateKey(em: Em, presented: string | null, cache?: ApiKeyCache): Promise<KeyPrincipal> {
   if (!presented) throw new CofferError("MISSING_CREDENTIALS", MISSING_CREDENTIALS_MESSAGE);
-  // Every RPC runs this, so it is one plain indexed query (no entity hydration), and the
-  // last_used_at refresh rides on it: the update happens only when the stamp is stale.
-  const [key] = looksLikeApiKey(presented)
-    ? await query<KeyRow>(
-        em,
-        `with k as (select id, short_id, name, scope, actor_type, user_id, revoked_at, last_used_at
-                      from api_keys where key_hash = ?),
-              touched as (update api_keys set last_used_at = now()
-                          from k where api_keys.id = k.id and k.revoked_at is null
-                            and (k.last_used_at is null or k.last_used_at < now() - make_interval(secs => ?)))
-         select id, short_id, name, scope, actor_type, user_id, revoked_at is not null as revoked from k`,
-        [hashSecret(presented), TOUCH_INTERVAL_MS / 1000],
-        { prepare: true },
-      )
-    : [];
+  if (!looksLikeApiKey(presented)) throw new CofferError("INVALID_API_KEY", "The API key is not valid");
+  const hash = hashSecret(presented);
+  const cached = cache?.get(hash);
+  if (cached) return cached;
+  const ticket = cache?.ticket() ?? 0;
+  const key = await lookupKey(em, hash);
   if (!key) throw new CofferError("INVALID_API_KEY", "The API key is not valid");
   if (key.revoked) throw new CofferError("REVOKED_API_KEY", "The API key has been revoked");
-  return {
+  const principal: KeyPrincipal = {
     kind: "key",
     keyId: key.id,
     keyShortId: key.short_id,
@@ -59,6 +55,27 @@ export async function authenticateKey(em: Em, presented: string | null): Promise
     actorType: key.actor_type,
     userId: key.user_id,
   };
+  cache?.put(hash, principal, ticket);
+  return principal;
+}
+
+/**
+ * One plain indexed query (no entity hydration), and the last_used_at refresh
+ * rides on it: the update happens only when the stamp is stale.
+ */
+async function lookupKey(em: Em, hash: string): Promise<KeyRow | undefined> {
+  const [key] = await query<KeyRow>(
+    em,
+    `with k as (select id, short_id, name, scope, actor_type, user_id, revoked_at, last_used_at
+                  from api_keys where key_hash = ?),
+          touched as (update api_keys set last_used_at = now()
+                      from k where api_keys.id = k.id and k.revoked_at is null
+                        and (k.last_used_at is null or k.last_used_at < now() - make_interval(secs => ?)))
+     select id, short_id, name, scope, actor_type, user_id, revoked_at is not null as revoked from k`,
+    [hash, TOUCH_INTERVAL_MS / 1000],
+    { prepare: true },
+  );
+  return key;
 }
 
 export function parseScope(raw: string | undefined, fallback?: ApiKeyScope): ApiKeyScope {
