@@ -55,15 +55,16 @@ export async function buildCoreServer(
   });
   const clock = opts.clock ?? systemClock;
   bindClock(orm, clock);
+  const keyCache = new ApiKeyCache(orm.config.get("clientUrl"), { log: app.log });
   const deps: CoreDeps = {
     orm,
+    keyCache,
     config,
     clock,
     serviceNames: new Set(),
     cursorKeys: new CursorKeyring(),
     sync: createSyncRuntime(orm, config, app.log, { clock, ...opts.sync }),
   };
-  const keyCache = new ApiKeyCache(orm.config.get("clientUrl"), { log: app.log });
   const probe = createConnectRouter();
   routes(deps)(probe);
   for (const h of probe.handlers) deps.serviceNames.add(h.service.typeName);

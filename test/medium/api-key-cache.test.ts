@@ -82,6 +82,8 @@ describe("the API key cache of each core", () => {
     expect(await answers(plaintext)).toEqual(["OK", "OK"]);
     expect(await answers(plaintext)).toEqual(["OK", "OK"]);
     await cores[1].apiKeys.revokeApiKey({ id: key.id }, withKey(s.adminKey));
+    // The core that revoked it refuses it on the very next call; the other within the second.
+    expect(await outcome(cores[1].apiKeys.getCurrentKey({}, withKey(plaintext)))).toBe("REVOKED_API_KEY");
     expect(await untilRefusedEverywhere(plaintext)).toBeLessThan(1000);
   });
 
