@@ -43,7 +43,10 @@ import type { ApiKeyCache } from "./auth/key-cache.js";
  */
 
 /** Connect's answers before any decoding: wrong HTTP method, unsupported content type or HTTP version. */
-const REFUSED_OUTRIGHT = new Set([405, 415, 505]);
+export const REFUSED_OUTRIGHT = new Set([405, 415, 505]);
+
+/** protobuf-es's words for a JSON key the message does not have (Connect passes them on). */
+export const UNKNOWN_JSON_FIELD = /cannot decode message ([\w.]+) from JSON: key "([^"]*)" is unknown/;
 
 /** Headers describing the original body or deadline, which the empty replay must not inherit. */
 const BODY_HEADERS = [
@@ -124,7 +127,7 @@ function percentDecoded(s: string): string {
  * one (INVALID_PARAMETER naming the field).
  */
 function undecodable(method: DescMethod, reason: string | undefined): CofferError {
-  const unknown = reason && /cannot decode message ([\w.]+) from JSON: key "([^"]*)" is unknown/.exec(reason);
+  const unknown = reason && UNKNOWN_JSON_FIELD.exec(reason);
   if (unknown) {
     const where = unknown[1] === method.input.typeName ? "" : ` (in ${unknown[1]})`;
     return new CofferError("INVALID_PARAMETER", `unknown field ${unknown[2]}${where}`);
@@ -171,6 +174,7 @@ function guard(h: UniversalHandler, keys: ApiKeyCache | undefined): UniversalHan
     }
     return answerWith(h, req, entry, undecodable(h.method, await connectReason(res)));
   };
+  // Everything Connect's handler carries besides being a function (test/unit/connect-entry.test.ts pins the list).
   return Object.assign(handle, {
     service: h.service,
     method: h.method,
