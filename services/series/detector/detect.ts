@@ -10,7 +10,7 @@ import {
   type Schedule,
 } from "./cadence.js";
 import { dayOf, daysInMonth, isoOf, monthAndDay, weekdayOf } from "./dates.js";
-import { centsOf, formatCents } from "./money.js";
+import { centsOf, formatCents } from "../../../common/money.js";
 import { directionOf, normalizeMerchant, type Direction } from "./normalize.js";
 
 /**
