@@ -4,7 +4,7 @@ import { query } from "../db/sql.js";
 import { CofferError } from "../errors/coffer-error.js";
 import type { CurrencyTotals } from "../ledger/transactions/summary.js";
 import { occurrencesFrom, scheduleOf } from "./detector/cadence.js";
-import { dayOf, isoOf } from "./detector/dates.js";
+import { dayOf, isoOf } from "../../common/days.js";
 import { centsOf, formatCents } from "../../common/money.js";
 
 export const DEFAULT_UPCOMING_DAYS = 30;

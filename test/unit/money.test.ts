@@ -8,7 +8,6 @@ import {
   moneyFromJsonNumber,
   negateMoney,
 } from "../../common/money.js";
-import { addDays, dayStartSeconds, daysBetween, utcDay } from "../../services/shared/calendar.js";
 
 describe("moneyFromJsonNumber", () => {
   it.each([
@@ -146,16 +145,5 @@ describe("centsOf and formatCents", () => {
       expect(centsOf(text)).toBe(c);
       expect(negateMoney(text)).toBe(formatCents(-c));
     }
-  });
-});
-
-describe("calendar", () => {
-  it("does whole-day arithmetic in UTC", () => {
-    expect(addDays("2026-03-01", -1)).toBe("2026-02-28");
-    expect(addDays("2024-02-28", 1)).toBe("2024-02-29");
-    expect(addDays("2026-12-31", 1)).toBe("2027-01-01");
-    expect(daysBetween("2026-01-01", "2026-04-01")).toBe(90);
-    expect(dayStartSeconds("1970-01-02")).toBe(86_400);
-    expect(utcDay(new Date("2026-05-05T23:59:59-02:00"))).toBe("2026-05-06");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayInMonth, dayOf, daysInMonth, isoOf, monthAndDay, weekdayOf } from "../../services/series/detector/dates.js";
+import { dayInMonth, dayOf, daysInMonth, isoOf, monthAndDay, weekdayOf } from "../../common/days.js";
 import { centsOf, formatCents } from "../../common/money.js";
 import { normalizeMerchant } from "../../services/series/detector/normalize.js";
 

@@ -11,7 +11,8 @@ import { recordAnnotation } from "../annotations.js";
 import { nowOf } from "../../clock.js";
 import { BALANCE, canonicalMoney } from "../../../common/money.js";
 
-export const ACCOUNT_TYPES = ["depository", "credit", "loan", "investment", "other"] as const;
+import { ACCOUNT_TYPES } from "../../../common/enums.js";
+export { ACCOUNT_TYPES };
 const MASK = /^[0-9A-Za-z]{1,8}$/;
 
 export async function resolveAccount(em: Em, raw: string): Promise<Account> {

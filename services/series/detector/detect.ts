@@ -9,7 +9,7 @@ import {
   type CadenceRule,
   type Schedule,
 } from "./cadence.js";
-import { dayOf, daysInMonth, isoOf, monthAndDay, weekdayOf } from "./dates.js";
+import { dayOf, daysInMonth, isoOf, monthAndDay, weekdayOf } from "../../../common/days.js";
 import { centsOf, formatCents } from "../../../common/money.js";
 import { directionOf, normalizeMerchant, type Direction } from "./normalize.js";
 

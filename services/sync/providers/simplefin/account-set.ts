@@ -1,6 +1,6 @@
 import { cleanText } from "../../../../common/text.js";
 import { CURRENCY, isCalendarDate } from "../../../../common/validation.js";
-import { utcDay } from "../../../shared/calendar.js";
+import { utcDay } from "../../../../common/days.js";
 import { canonicalMoney, negateMoney } from "../../../../common/money.js";
 import { ProviderError, type ProviderAccount, type ProviderTransaction } from "../provider.js";
 
