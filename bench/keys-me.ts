@@ -22,7 +22,8 @@ import { measure, ms, summarize } from "./stats.js";
 
 const N = 2000;
 const WARMUP = 200;
-const DB = "coffer_bench_keys";
+// Per run, so two runs on one server (other checkouts) never drop each other's database.
+const DB = `coffer_bench_keys_${process.pid}`;
 
 function withDatabase(url: string, db: string): string {
   const u = new URL(url);

@@ -1,5 +1,5 @@
 import householdJson from "../fixtures/demo/household.json" with { type: "json" };
-import { formatCents } from "../fixtures/demo/cents.js";
+import { formatCents } from "../common/money.js";
 import { demoDay as generateDay, generateDemo, type DemoTransaction } from "../fixtures/demo/generate.js";
 import { readHousehold } from "../fixtures/demo/household.js";
 import type { Em } from "../services/db/orm.js";

@@ -1,5 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
-import { stdSerializers } from "pino";
+import { destination, stdSerializers } from "pino";
 import { isProbe } from "./probes.js";
 
 /** Where log lines go instead of stdout: stderr for the MCP stdio server, a buffer in tests. */
@@ -52,6 +52,19 @@ export function prettyLogStream(out: LogStream = process.stdout): LogStream {
   };
 }
 
+let stdoutDestination: ReturnType<typeof destination> | null = null;
+
+/**
+ * Standard output for JSON lines, written asynchronously: a line costs a copy
+ * into a buffer instead of a write system call on the calling request's time,
+ * and lines logged while a write is under way leave together. pino flushes
+ * what is left synchronously when the process exits. One per process.
+ */
+function asyncStdout(): LogStream {
+  stdoutDestination ??= destination({ dest: 1, sync: false });
+  return stdoutDestination;
+}
+
 /**
  * Structured JSON logs (pino) for every process (prettyLogStream as the
  * stream turns them into readable lines). Credentials travel only in
@@ -61,7 +74,7 @@ export function prettyLogStream(out: LogStream = process.stdout): LogStream {
 export function loggerOptions(service: string, level: string, stream?: LogStream): FastifyServerOptions["logger"] {
   return {
     level,
-    ...(stream ? { stream } : {}),
+    stream: stream ?? asyncStdout(),
     base: { service },
     serializers: { err: (e: Error) => stdSerializers.err(withoutSqlValues(e) as Error) },
     redact: {

@@ -15,9 +15,6 @@ export const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** An instant: a date (midnight UTC) or an ISO 8601 date-time with seconds optional and a zone (Z or ±hh:mm). */
 export const INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
-/** An exact decimal amount: NUMERIC(12,2), so at most 10 integer digits and 2 decimals. */
-export const AMOUNT = /^-?\d{1,10}(\.\d{1,2})?$/;
-
 /** An ISO 4217 currency code. */
 export const CURRENCY = /^[A-Z]{3}$/;
 

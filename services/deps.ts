@@ -1,3 +1,4 @@
+import type { ApiKeyCache } from "./auth/key-cache.js";
 import type { Clock } from "./clock.js";
 import type { CoreConfig } from "./config.js";
 import type { Orm } from "./db/orm.js";
@@ -14,6 +15,8 @@ export interface CoreDeps {
   serviceNames: Set<string>;
   /** The keys cursors are signed with, cached for this process. */
   cursorKeys: CursorKeyring;
+  /** The API keys this core authenticated recently (services/auth/key-cache.ts). */
+  keyCache: ApiKeyCache;
   /** Providers, credentials, the sync engine and its scheduler. */
   sync: SyncRuntime;
 }

@@ -9,9 +9,10 @@ import {
 } from "@connectrpc/connect/protocol";
 import { kEm, kEntry, kPrincipal, type EntryState } from "./context.js";
 import { CofferError } from "./errors/coffer-error.js";
-import { authorizeCall } from "./interceptors/auth.js";
+import { authorizeCall, methodAccess } from "./interceptors/auth.js";
 import { SESSION_HEADER } from "../common/session.js";
 import { discardUnreadBody } from "./unread-body.js";
+import type { ApiKeyCache } from "./auth/key-cache.js";
 
 /**
  * The core's entry points, in front of Connect's own handling of each RPC
@@ -42,7 +43,10 @@ import { discardUnreadBody } from "./unread-body.js";
  */
 
 /** Connect's answers before any decoding: wrong HTTP method, unsupported content type or HTTP version. */
-const REFUSED_OUTRIGHT = new Set([405, 415, 505]);
+export const REFUSED_OUTRIGHT = new Set([405, 415, 505]);
+
+/** protobuf-es's words for a JSON key the message does not have (Connect passes them on). */
+export const UNKNOWN_JSON_FIELD = /cannot decode message ([\w.]+) from JSON: key "([^"]*)" is unknown/;
 
 /** Headers describing the original body or deadline, which the empty replay must not inherit. */
 const BODY_HEADERS = [
@@ -123,7 +127,7 @@ function percentDecoded(s: string): string {
  * one (INVALID_PARAMETER naming the field).
  */
 function undecodable(method: DescMethod, reason: string | undefined): CofferError {
-  const unknown = reason && /cannot decode message ([\w.]+) from JSON: key "([^"]*)" is unknown/.exec(reason);
+  const unknown = reason && UNKNOWN_JSON_FIELD.exec(reason);
   if (unknown) {
     const where = unknown[1] === method.input.typeName ? "" : ` (in ${unknown[1]})`;
     return new CofferError("INVALID_PARAMETER", `unknown field ${unknown[2]}${where}`);
@@ -133,7 +137,8 @@ function undecodable(method: DescMethod, reason: string | undefined): CofferErro
 }
 
 /** One RPC's handler behind the guard. */
-function guard(h: UniversalHandler): UniversalHandler {
+function guard(h: UniversalHandler, keys: ApiKeyCache | undefined): UniversalHandler {
+  methodAccess(h.method); // read the proto options now, not on the first call
   const handle = async (req: UniversalServerRequest): Promise<UniversalServerResponse> => {
     const values = req.contextValues;
     const entry = values?.get(kEntry);
@@ -142,10 +147,15 @@ function guard(h: UniversalHandler): UniversalHandler {
     // interceptor then refuses any method that needs a key (it fails closed).
     if (!values || !entry || !em) return h(req);
     try {
-      const principal = await authorizeCall(em, h.method, {
-        apiKey: req.header.get("x-api-key"),
-        session: req.header.get(SESSION_HEADER),
-      });
+      const principal = await authorizeCall(
+        em,
+        h.method,
+        {
+          apiKey: req.header.get("x-api-key"),
+          session: req.header.get(SESSION_HEADER),
+        },
+        keys,
+      );
       if (principal) values.set(kPrincipal, principal);
     } catch (e) {
       await discardUnreadBody(req);
@@ -164,6 +174,7 @@ function guard(h: UniversalHandler): UniversalHandler {
     }
     return answerWith(h, req, entry, undecodable(h.method, await connectReason(res)));
   };
+  // Everything Connect's handler carries besides being a function (test/unit/connect-entry.test.ts pins the list).
   return Object.assign(handle, {
     service: h.service,
     method: h.method,
@@ -175,10 +186,11 @@ function guard(h: UniversalHandler): UniversalHandler {
 }
 
 /**
- * Puts every handler of a router behind the guard. connect-fastify registers
+ * Puts every handler of a router behind the guard, which authenticates API
+ * keys through `keys` (the core's cache) when given. connect-fastify registers
  * `router.handlers` after calling the routes function, so replacing them in
  * place (from inside that function) is what it serves.
  */
-export function guardEntries(handlers: UniversalHandler[]): void {
-  for (let i = 0; i < handlers.length; i++) handlers[i] = guard(handlers[i]);
+export function guardEntries(handlers: UniversalHandler[], keys?: ApiKeyCache): void {
+  for (let i = 0; i < handlers.length; i++) handlers[i] = guard(handlers[i], keys);
 }

@@ -4,6 +4,7 @@ import { fastify } from "fastify";
 import type { CoreConfig } from "./config.js";
 import { kEm, kEntry, kLog, kPeer } from "./context.js";
 import { guardEntries } from "./entry.js";
+import { ApiKeyCache } from "./auth/key-cache.js";
 import type { Orm } from "./db/orm.js";
 import type { CoreDeps } from "./deps.js";
 import { authInterceptor } from "./interceptors/auth.js";
@@ -54,8 +55,10 @@ export async function buildCoreServer(
   });
   const clock = opts.clock ?? systemClock;
   bindClock(orm, clock);
+  const keyCache = new ApiKeyCache(orm.config.get("clientUrl"), { log: app.log });
   const deps: CoreDeps = {
     orm,
+    keyCache,
     config,
     clock,
     serviceNames: new Set(),
@@ -69,7 +72,7 @@ export async function buildCoreServer(
   await app.register(fastifyConnectPlugin, {
     routes: (router) => {
       routes(deps)(router);
-      guardEntries(router.handlers);
+      guardEntries(router.handlers, keyCache);
     },
     interceptors: [errorInterceptor, authInterceptor],
     // Unknown JSON fields are refused (as the REST gateway refuses them), and so is invalid UTF-8.
@@ -88,6 +91,7 @@ export async function buildCoreServer(
   // Before listening: a core whose job queue cannot start (e.g. its schema is missing) must not serve.
   app.addHook("onReady", async () => {
     await deps.sync.scheduler.start();
+    await keyCache.start();
   });
   app.addHook("onListen", async () => {
     running = await startPeriodicTasks(deps.sync.scheduler.jobQueue, opts.periodicTasks ?? PERIODIC_TASKS, {
@@ -101,6 +105,7 @@ export async function buildCoreServer(
   app.addHook("onClose", async () => {
     await running?.stop();
     await deps.sync.scheduler.stop();
+    await keyCache.stop();
   });
   runtimes.set(app, deps.sync);
   return app;

@@ -21,6 +21,7 @@ import { viewSql } from "../../services/ledger/transactions/view.js";
 import { arg, benchDatabaseUrl } from "./bench-db.js";
 
 const BIN = fileURLToPath(new URL("../../bin/coffer.js", import.meta.url));
+const STACK_FLOOR = fileURLToPath(new URL("./stack-floor.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const LIMIT = 100;
 
@@ -44,10 +45,12 @@ interface Proc {
 /** `--profile DIR` writes a V8 CPU profile of the core and the gateway there (open it in Chrome DevTools). */
 const profileDir = arg("profile", "");
 
-function start(name: string, args: string[], env: NodeJS.ProcessEnv): Proc {
+/** `coffer <args>`, or with `script` another Node program (the stack floor, through tsx). */
+function start(name: string, args: string[], env: NodeJS.ProcessEnv, script = BIN): Proc {
   const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}/${name}`] : [];
+  if (script !== BIN) nodeArgs.push("--import", "tsx");
   // stdout (the JSON request log) is discarded; stderr is kept for a failure report.
-  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "ignore", "pipe"],
@@ -128,7 +131,12 @@ async function main() {
   if (!est[0] || Number(est[0].n) <= 0)
     throw new Error("the bench database is empty: run npm run bench:generate first");
 
-  const [corePort, restPort] = [await freePort(), await freePort()];
+  const [corePort, restPort, floorPort, floorRestPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const env = {
     ...process.env,
     DATABASE_URL: databaseUrl,
@@ -142,14 +150,51 @@ async function main() {
   try {
     const base = `http://127.0.0.1:${restPort}`;
     await waitReady(`${base}/health/ready`, procs);
+    // The stack floor (stack-floor.ts) with a gateway of its own; it reads the cursor key the core made.
+    const floorCore = start("floor", [], { ...env, STACK_FLOOR_PORT: String(floorPort) }, STACK_FLOOR);
+    const floorEnv = {
+      ...env,
+      COFFER_REST_PORT: String(floorRestPort),
+      COFFER_CORE_URL: `http://127.0.0.1:${floorPort}`,
+    };
+    const floorRest = start("floor-rest", ["rest"], floorEnv);
+    procs.push(floorCore, floorRest);
+    const floorBase = `http://127.0.0.1:${floorRestPort}`;
+    await waitReady(`${floorBase}/health/ready`, procs);
     const apiKey = await run(["keys", "create", "--name", "bench", "--scope", "read_only"], env);
 
-    const get = async (qs: string): Promise<Page> => {
-      const res = await fetch(`${base}/api/v1/transactions?limit=${LIMIT}${qs}`, { headers: { "x-api-key": apiKey } });
+    const getText = async (qs: string, from = base): Promise<string> => {
+      const res = await fetch(`${from}/api/v1/transactions?limit=${LIMIT}${qs}`, { headers: { "x-api-key": apiKey } });
       const body = await res.text();
       if (res.status !== 200) throw new Error(`GET ${qs} → ${res.status} ${body}`);
-      return JSON.parse(body) as Page;
+      return body;
     };
+    const get = async (qs: string): Promise<Page> => JSON.parse(await getText(qs)) as Page;
+
+    // The first page against its stack floor: the same gateway code in front of the real core and
+    // of the floor, in alternating rounds (the machine is shared), after checking that both answer
+    // the same JSON byte for byte but for the cursor (its time and signature differ by call).
+    const withoutCursor = (body: string) => body.replace(/"next_cursor":"[^"]*"/, '"next_cursor":""');
+    const [viaCore, viaFloor] = [await getText(""), await getText("", floorBase)];
+    if (withoutCursor(viaCore) !== withoutCursor(viaFloor)) {
+      throw new Error("the stack floor does not answer the first page the core answers");
+    }
+    const stack = { core: [] as number[], floor: [] as number[], coreCpu: 0, floorCpu: 0, restCpu: 0, floorRestCpu: 0 };
+    const ROUNDS = 4;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const side of ["core", "floor"] as const) {
+        const [p, g] = side === "core" ? [core, rest] : [floorCore, floorRest];
+        const before = [cpuMs(p.child.pid) ?? 0, cpuMs(g.child.pid) ?? 0];
+        const m = await measure(iterations, () => getText("", side === "core" ? base : floorBase));
+        const spent = [(cpuMs(p.child.pid) ?? 0) - before[0], (cpuMs(g.child.pid) ?? 0) - before[1]];
+        stack[side].push(m.p50);
+        const n = iterations + Math.min(30, iterations);
+        if (side === "core")
+          [stack.coreCpu, stack.restCpu] = [stack.coreCpu + spent[0] / n, stack.restCpu + spent[1] / n];
+        else [stack.floorCpu, stack.floorRestCpu] = [stack.floorCpu + spent[0] / n, stack.floorRestCpu + spent[1] / n];
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
     // The floors: bare SQL on one pg connection (no HTTP, no protobuf, no JSON), each the fastest
     // of a few plain statements, run both as named prepared statements (one cached plan, as the
@@ -276,6 +321,15 @@ async function main() {
       "",
       "For scale, the fixed cost of an authenticated call through both processes (GET /api/v1/keys/me, no page): " +
         `p50 ${fixed.m.p50.toFixed(2)} ms, p99 ${fixed.m.p99.toFixed(2)} ms, CPU ms/request core / REST ${fixed.cpu}.`,
+      "",
+      `First page against its stack floor (stack-floor.ts), ${ROUNDS} alternating rounds of ${iterations}: ` +
+        `REST p50 (median of rounds) ${median(stack.core).toFixed(2)} ms via the core, ` +
+        `${median(stack.floor).toFixed(2)} ms via the floor: ` +
+        `${(median(stack.core) / median(stack.floor)).toFixed(2)}x; ` +
+        `CPU ms/request core ${(stack.coreCpu / ROUNDS).toFixed(2)} ` +
+        `vs floor ${(stack.floorCpu / ROUNDS).toFixed(2)}: ` +
+        `${(stack.coreCpu / stack.floorCpu).toFixed(2)}x; their gateways ${(stack.restCpu / ROUNDS).toFixed(2)} vs ` +
+        `${(stack.floorRestCpu / ROUNDS).toFixed(2)}: ${(stack.restCpu / stack.floorRestCpu).toFixed(2)}x.`,
       "",
       `load average at the end: ${loadavg()
         .map((l) => l.toFixed(2))

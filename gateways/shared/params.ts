@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { AMOUNT, DATE, SLUG, SLUG_MAX } from "../../common/validation.js";
+import { AMOUNT } from "../../common/money.js";
+import { DATE, SLUG, SLUG_MAX } from "../../common/validation.js";
 
 /**
  * Coffer's input formats (common/validation.ts) as zod schemas, for the

@@ -1,3 +1,4 @@
+import { REPORT_PRIORITIES } from "../../common/enums.js";
 import { z } from "zod";
 import { INSTANT } from "../../common/validation.js";
 import { slug } from "./params.js";
@@ -8,7 +9,7 @@ import { slug } from "./params.js";
  */
 export const reportFilterShape = {
   unread: z.boolean().optional().describe("true: unread reports only; false: read ones only; omitted: both"),
-  priority: z.enum(["info", "warning", "critical"]).optional(),
+  priority: z.enum(REPORT_PRIORITIES).optional(),
   tag: slug.optional().describe("reports carrying this tag slug"),
   since: z
     .string()

@@ -1,3 +1,10 @@
+import {
+  RULE_CREATOR_TYPES,
+  RULE_SORTS,
+  RULE_TRIGGERS,
+  RULE_TRIGGER_ALIASES,
+  SEARCH_MODES,
+} from "../../common/enums.js";
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
@@ -17,23 +24,24 @@ export const ruleListShape = {
   enabled: z.boolean().optional().describe("true: enabled rules only; false: disabled only; omitted: both"),
   search: z.string().max(500).optional().describe("rule-name search; comma-separated terms are ORed"),
   search_mode: z
-    .enum(["contains", "words", "fuzzy"])
+    .enum(SEARCH_MODES)
     .optional()
     .describe("contains (default, substring), words (whole words), fuzzy (typo-tolerant)"),
   limit: z.number().int().min(1).max(500).optional().describe("page size, 1-500, default 50"),
   cursor: z.string().max(8192).optional().describe("next_cursor of the previous page; omit for the first page"),
 };
 
-export const RULE_SORTS = ["priority", "hit_count", "last_hit_at", "created_at", "name"] as const;
+export { RULE_SORTS };
+
+/** The trigger names a request may use: the triggers and their aliases. */
+const TRIGGER_ALIASES = Object.keys(RULE_TRIGGER_ALIASES) as (keyof typeof RULE_TRIGGER_ALIASES)[];
+export const TRIGGER_INPUTS = [...RULE_TRIGGERS, ...TRIGGER_ALIASES] as const;
 
 /** query_transaction_rules's parameters, except `fields` (whose names differ per gateway). */
 export const ruleQueryShape = {
   ...ruleListShape,
-  trigger: z
-    .enum(["on_create", "on_change", "on_update", "always"])
-    .optional()
-    .describe("on_create, on_change (alias on_update) or always"),
-  creator_type: z.enum(["user", "agent", "system"]).optional().describe("who created the rule"),
+  trigger: z.enum(TRIGGER_INPUTS).optional().describe("on_create, on_change (alias on_update) or always"),
+  creator_type: z.enum(RULE_CREATOR_TYPES).optional().describe("who created the rule"),
   min_hit_count: z
     .number()
     .int()

@@ -1,3 +1,4 @@
+import { SEARCH_MODES, SUMMARY_GROUPS } from "../../common/enums.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { z } from "zod";
 import type { TransactionFilterSchema } from "../../gen/coffer/v1/transactions_pb.js";
@@ -22,7 +23,7 @@ function filterShape<A extends z.ZodType<string | number>>(amount: A) {
     pending: z.boolean().optional(),
     search: z.string().max(500).optional().describe("matches the name and merchant; comma-separated terms are ORed"),
     search_mode: z
-      .enum(["contains", "words", "fuzzy"])
+      .enum(SEARCH_MODES)
       .optional()
       .describe("contains (default, substring), words (whole words), fuzzy (typo-tolerant)"),
     tags: slugList.optional().describe("tag slugs the transaction must all carry (array or comma-separated)"),
@@ -52,7 +53,7 @@ export const transactionListShape = {
 
 /** Grouping of a transaction summary (GET /transactions/summary, transaction_summary). */
 export const transactionSummaryShape = {
-  group_by: z.enum(["category", "month", "week", "day"]).optional().describe("category (default), month, week or day"),
+  group_by: z.enum(SUMMARY_GROUPS).optional().describe("category (default), month, week or day"),
 };
 
 /** Filter values as either gateway received them (after validation against the shapes above). */

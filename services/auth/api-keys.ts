@@ -7,7 +7,6 @@ import {
   type ApiKeyScope,
 } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
-import type { Principal } from "../context.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { withShortId } from "../ids/insert.js";
 import { resolveUser } from "../users/users.js";
@@ -17,20 +16,28 @@ import { keyViewById, listKeyViews, touchKeyByHash, type KeyViewRow } from "../d
 import { parseText } from "../shared/validate.js";
 import { MISSING_CREDENTIALS_MESSAGE } from "../../common/credentials.js";
 import { nowOf } from "../clock.js";
+import type { ApiKeyCache, KeyPrincipal } from "./key-cache.js";
 
 /** last_used_at is refreshed at most this often, so reads do not turn into writes. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-export async function authenticateKey(em: Em, presented: string | null): Promise<Extract<Principal, { kind: "key" }>> {
+/**
+ * The key a call presents, as a principal. With a cache (one per core, see
+ * key-cache.ts), a key authenticated in the last minute is not read again;
+ * the cache forgets a key the moment it is revoked.
+ */
+export async function authenticateKey(em: Em, presented: string | null, cache?: ApiKeyCache): Promise<KeyPrincipal> {
   if (!presented) throw new CofferError("MISSING_CREDENTIALS", MISSING_CREDENTIALS_MESSAGE);
-  // Every RPC runs this, so it is one plain indexed query (no entity hydration), and the
-  // last_used_at refresh rides on it: the update happens only when the stamp is stale.
-  const key = looksLikeApiKey(presented)
-    ? await touchKeyByHash(em, hashSecret(presented), TOUCH_INTERVAL_MS / 1000)
-    : undefined;
+  if (!looksLikeApiKey(presented)) throw new CofferError("INVALID_API_KEY", "The API key is not valid");
+  const hash = hashSecret(presented);
+  const cached = cache?.get(hash);
+  if (cached) return cached;
+  const ticket = cache?.ticket() ?? 0;
+  // One plain indexed query (no entity hydration); the last_used_at refresh rides on it.
+  const key = await touchKeyByHash(em, hash, TOUCH_INTERVAL_MS / 1000);
   if (!key) throw new CofferError("INVALID_API_KEY", "The API key is not valid");
   if (key.revoked) throw new CofferError("REVOKED_API_KEY", "The API key has been revoked");
-  return {
+  const principal: KeyPrincipal = {
     kind: "key",
     keyId: key.id,
     keyShortId: key.short_id,
@@ -39,6 +46,8 @@ export async function authenticateKey(em: Em, presented: string | null): Promise
     actorType: key.actor_type,
     userId: key.user_id,
   };
+  cache?.put(hash, principal, ticket);
+  return principal;
 }
 
 export function parseScope(raw: string | undefined, fallback?: ApiKeyScope): ApiKeyScope {

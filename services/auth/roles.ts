@@ -1,7 +1,8 @@
 import type { ApiKeyScope } from "../db/entities/index.js";
 import { validation } from "../errors/coffer-error.js";
 
-export const LOGIN_ROLES = ["admin", "editor", "viewer"] as const;
+import { LOGIN_ROLES } from "../../common/enums.js";
+export { LOGIN_ROLES };
 export type LoginRole = (typeof LOGIN_ROLES)[number];
 
 /** What a console session may do: admin and editor write, viewer reads. Admin alone manages access (admin_only). */

@@ -32,7 +32,10 @@ export function authRoutes(router: ConnectRouter, deps: CoreDeps) {
       return { apiKey: apiKeyToProto(key), key: plaintext };
     },
     async revokeApiKey(req, ctx) {
-      return { apiKey: apiKeyToProto(await revokeApiKey(emOf(ctx), req.id)) };
+      const key = await revokeApiKey(emOf(ctx), req.id);
+      // Other cores hear of it by NOTIFY; this one forgets the key before it answers.
+      deps.keyCache.invalidate(key.id);
+      return { apiKey: apiKeyToProto(key) };
     },
     async getCurrentKey(_req, ctx) {
       const principal = requirePrincipal(ctx);

@@ -34,8 +34,25 @@ export async function query<T = Record<string, unknown>>(
   return result.rows;
 }
 
-// knex's PostgreSQL client passes a raw query's options through to pg, whose `name` makes it a named statement.
-const statementName = (sql: string) => `coffer_${createHash("sha1").update(sql).digest("hex").slice(0, 24)}`;
+/**
+ * knex's PostgreSQL client passes a raw query's options through to pg, whose
+ * `name` makes it a named statement. Hashing a page statement's text costs
+ * a measurable part of a call, so each text's name is computed once (a few
+ * dozen texts exist: one per filter shape and sort).
+ */
+const statementNames = new Map<string, string>();
+const MAX_STATEMENT_NAMES = 2000;
+
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `coffer_${createHash("sha1").update(sql).digest("hex").slice(0, 24)}`;
+    // A bound on memory should a caller ever build unbounded texts; clearing is only a lost optimisation.
+    if (statementNames.size >= MAX_STATEMENT_NAMES) statementNames.clear();
+    statementNames.set(sql, name);
+  }
+  return name;
+}
 
 /** SQL rendering a timestamptz column as UTC ISO 8601 text with milliseconds (what `tsFromIso` and `new Date` read). */
 export const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

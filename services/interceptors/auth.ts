@@ -3,6 +3,7 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import { Scope, admin_only, required_scope } from "../../gen/coffer/v1/options_pb.js";
 import { authenticateKey } from "../auth/api-keys.js";
+import type { ApiKeyCache } from "../auth/key-cache.js";
 import { authenticateSession } from "../auth/sessions.js";
 import { kPrincipal, type Principal } from "../context.js";
 import type { Em } from "../db/orm.js";
@@ -11,12 +12,36 @@ import { CofferError } from "../errors/coffer-error.js";
 /** The standard gRPC health service is public by definition; it cannot carry our option. */
 const PUBLIC_PACKAGES = ["grpc.health.v1."];
 
-export function requiredScopeOf(method: DescMethod): Scope {
+function declaredScope(method: DescMethod): Scope {
   if (PUBLIC_PACKAGES.some((p) => method.parent.typeName.startsWith(p))) return Scope.PUBLIC;
   const scope = getOption(method, required_scope);
   // Fail closed: a method someone forgot to annotate needs the strongest scope.
   return scope === Scope.UNSPECIFIED ? Scope.FULL_ACCESS : scope;
 }
+
+/** What a method asks of its caller, as its proto options declare it. */
+export interface MethodAccess {
+  scope: Scope;
+  adminOnly: boolean;
+}
+
+/**
+ * getOption decodes a method's options anew on every call (about a tenth of
+ * a millisecond each, twice per RPC), so each method's access is read once:
+ * the entry guard asks for it when it wraps the handlers at start.
+ */
+const accessByMethod = new WeakMap<DescMethod, MethodAccess>();
+
+export function methodAccess(method: DescMethod): MethodAccess {
+  let access = accessByMethod.get(method);
+  if (!access) {
+    access = { scope: declaredScope(method), adminOnly: getOption(method, admin_only) };
+    accessByMethod.set(method, access);
+  }
+  return access;
+}
+
+export const requiredScopeOf = (method: DescMethod): Scope => methodAccess(method).scope;
 
 /** What a call presents: an API key (X-API-Key) and/or a console session token (x-coffer-session). */
 export interface Credentials {
@@ -36,19 +61,20 @@ export async function authorizeCall(
   em: Em,
   method: DescMethod,
   credentials: Credentials,
+  keys?: ApiKeyCache,
 ): Promise<Principal | undefined> {
-  const required = requiredScopeOf(method);
+  const { scope: required, adminOnly } = methodAccess(method);
   if (required === Scope.PUBLIC) return undefined;
   // A key wins over a session: it is what a program sends on purpose.
   const principal =
     credentials.apiKey || !credentials.session
-      ? await authenticateKey(em, credentials.apiKey)
+      ? await authenticateKey(em, credentials.apiKey, keys)
       : await authenticateSession(em, credentials.session);
   if (required === Scope.FULL_ACCESS && principal.scope !== "full_access") {
     const who = principal.kind === "session" ? `a ${principal.role}'s session is read_only` : "this key is read_only";
     throw new CofferError("INSUFFICIENT_SCOPE", `${method.name} needs a full_access key; ${who}`);
   }
-  if (principal.kind === "session" && principal.role !== "admin" && getOption(method, admin_only)) {
+  if (principal.kind === "session" && principal.role !== "admin" && adminOnly) {
     throw new CofferError("FORBIDDEN", `${method.name} manages access: it needs an admin, not a ${principal.role}`);
   }
   return principal;

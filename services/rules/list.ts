@@ -20,9 +20,11 @@ import { clockOf, epochSeconds } from "../clock.js";
  * returns one page of the top `limit` and no cursor.
  */
 
-export const RULE_SORTS = ["priority", "hit_count", "last_hit_at", "created_at", "name"] as const;
+import { RULE_SORTS } from "../../common/enums.js";
+export { RULE_SORTS };
 export type RuleSort = (typeof RULE_SORTS)[number];
-export const CREATOR_TYPES = ["user", "agent", "system"] as const;
+import { RULE_CREATOR_TYPES as CREATOR_TYPES } from "../../common/enums.js";
+export { CREATOR_TYPES };
 
 const DEFAULT_ORDER: Record<RuleSort, "asc" | "desc"> = {
   priority: "asc",

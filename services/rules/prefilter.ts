@@ -1,7 +1,7 @@
 import { pgArray } from "../db/sql.js";
 import { containsPattern } from "../ledger/transactions/filter.js";
 import type { CompiledConditions, ConditionNode, LeafNode } from "./engine/index.js";
-import { centsOf } from "./engine/operators/number.js";
+import { centsOf, formatCents } from "../../common/money.js";
 
 /**
  * A SQL predicate that narrows the transactions a scan reads to a superset
@@ -23,14 +23,8 @@ export interface Prefilter {
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 
-/** Cents as the decimal text PostgreSQL compares exactly with a numeric. */
-function decimal(cents: number): string {
-  const sign = cents < 0 ? "-" : "";
-  const abs = Math.abs(cents);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
-}
-
-const amountOf = (v: unknown) => decimal(centsOf(String(v).trim()));
+/** An amount as the canonical decimal text PostgreSQL compares exactly with a numeric. */
+const amountOf = (v: unknown) => formatCents(centsOf(String(v)));
 
 /**
  * search_text is lower(provider_name) || chr(31) || lower(merchant name or ''):
@@ -81,9 +75,12 @@ function leafFilter(node: LeafNode): Prefilter | null {
         return { sql: "t.amount between ?::numeric and ?::numeric", params: [amountOf(leaf.min), amountOf(leaf.max)] };
       }
       if (op === "approx") {
-        const v = centsOf(String(leaf.value).trim());
-        const tol = centsOf(String(leaf.tolerance).trim());
-        return { sql: "t.amount between ?::numeric and ?::numeric", params: [decimal(v - tol), decimal(v + tol)] };
+        const v = centsOf(String(leaf.value));
+        const tol = centsOf(String(leaf.tolerance));
+        return {
+          sql: "t.amount between ?::numeric and ?::numeric",
+          params: [formatCents(v - tol), formatCents(v + tol)],
+        };
       }
       return null;
     }

@@ -1,3 +1,4 @@
+import { RULE_TRIGGER_ALIASES } from "../../common/enums.js";
 import type { Em } from "../db/orm.js";
 import {
   deleteRuleRow,
@@ -124,7 +125,7 @@ export const parseRuleName = (raw: string | undefined) => parseText(raw, "name",
 /** A trigger; on_update is accepted as another name for on_change. */
 export function parseTrigger(raw: string, code: InputErrorCode = "VALIDATION_ERROR"): Trigger {
   const t = raw.trim();
-  if (t === "on_update") return "on_change";
+  if (Object.hasOwn(RULE_TRIGGER_ALIASES, t)) return RULE_TRIGGER_ALIASES[t as keyof typeof RULE_TRIGGER_ALIASES];
   if (!(TRIGGERS as readonly string[]).includes(t)) {
     throw new CofferError(code, `trigger must be one of ${TRIGGERS.join(", ")} (on_update is accepted for on_change)`);
   }

@@ -8,7 +8,7 @@ import { validation } from "../errors/coffer-error.js";
 import type { Actor } from "../ledger/actor.js";
 import type { PeriodicTask } from "../periodic.js";
 import { detectSeries, parseFingerprint, type DetectorTransaction, type Proposal } from "./detector/detect.js";
-import { centsOf, formatCents } from "./detector/money.js";
+import { centsOf, formatCents } from "../../common/money.js";
 import { linkMembers, lockMembers, refreshSeries } from "./membership.js";
 import { insertSeries } from "./series.js";
 import { nowOf } from "../clock.js";

@@ -7,7 +7,7 @@ import type { Actor } from "../ledger/actor.js";
 import { recordAnnotations } from "../ledger/annotations.js";
 import { quoted } from "../ledger/transactions/locked-row.js";
 import { nextAfter, scheduleOf } from "./detector/cadence.js";
-import { dayOf, isoOf } from "./detector/dates.js";
+import { dayOf, isoOf } from "../../common/days.js";
 
 /**
  * Which transactions belong to a series. A transaction belongs to at most

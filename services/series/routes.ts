@@ -21,7 +21,7 @@ import {
   todayUtc,
   type ProposalView,
 } from "./detection.js";
-import { formatCents } from "./detector/money.js";
+import { formatCents } from "../../common/money.js";
 import {
   createSeries,
   deleteSeries,

@@ -4,8 +4,8 @@ import { activeSeriesDueBefore } from "../db/tables/series.js";
 import { CofferError } from "../errors/coffer-error.js";
 import type { CurrencyTotals } from "../ledger/transactions/summary.js";
 import { occurrencesFrom, scheduleOf } from "./detector/cadence.js";
-import { dayOf, isoOf } from "./detector/dates.js";
-import { centsOf, formatCents } from "./detector/money.js";
+import { dayOf, isoOf } from "../../common/days.js";
+import { centsOf, formatCents } from "../../common/money.js";
 
 export const DEFAULT_UPCOMING_DAYS = 30;
 export const MAX_UPCOMING_DAYS = 366;

@@ -1,5 +1,6 @@
-import { AMOUNT, DATE_MAX_YEAR, DATE_MIN_YEAR, INSTANT, SLUG, isCalendarDate } from "../../common/validation.js";
+import { DATE_MAX_YEAR, DATE_MIN_YEAR, INSTANT, SLUG, isCalendarDate } from "../../common/validation.js";
 import { isCurrencyCode } from "../../common/currency.js";
+import { canonicalMoney, centsOf } from "../../common/money.js";
 import { jsonNumberProblem } from "../../common/json-number.js";
 import { checkCharacters, checkText, jsonPath, searchTerm, type TextRule } from "../../common/text.js";
 import { CofferError } from "../errors/coffer-error.js";
@@ -111,26 +112,18 @@ export function parseJsonValue(raw: unknown, field: string, depth = 0): unknown 
 export { searchTerm };
 
 /**
- * An exact decimal amount as text (the range of NUMERIC(12,2)), with "-0"
- * written "0". Amounts stay strings end to end; sums happen in SQL.
+ * An amount (NUMERIC(12,2)) in its canonical text (common/money.ts): "7" →
+ * "7.00", "-0.5" → "-0.50", "-0" → "0.00". Amounts stay strings end to end;
+ * sums happen in SQL.
  */
-export function parseAmount(raw: string, field = "amount", code: InputErrorCode = "VALIDATION_ERROR"): string {
-  const s = raw.trim();
-  if (!AMOUNT.test(s)) throw new CofferError(code, `${field} must be a decimal number with at most 2 decimals`);
-  return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
-}
-
-/** "7" → "7.00", "-0.5" → "-0.50", "007" → "7.00": one spelling per amount (for hashing and comparing). */
 export function canonicalAmount(raw: string, field = "amount", code: InputErrorCode = "VALIDATION_ERROR"): string {
-  const s = parseAmount(raw, field, code);
-  const negative = s.startsWith("-");
-  const [int, frac = ""] = (negative ? s.slice(1) : s).split(".");
-  const digits = `${int.replace(/^0+(?=\d)/, "")}.${frac.padEnd(2, "0")}`;
-  return negative && digits !== "0.00" ? `-${digits}` : digits;
+  const amount = canonicalMoney(raw);
+  if (amount === null) throw new CofferError(code, `${field} must be a decimal number with at most 2 decimals`);
+  return amount;
 }
 
 /** A canonical amount as integer cents, for comparing amounts without floats. */
-export const amountCents = (canonical: string) => BigInt(canonical.replace(".", ""));
+export const amountCents = (canonical: string) => BigInt(centsOf(canonical));
 
 /** An ISO 4217 code (common/currency.ts), upper-cased. */
 export function parseCurrency(raw: string, field = "iso_currency_code"): string {

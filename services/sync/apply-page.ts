@@ -1,4 +1,5 @@
-import { AMOUNT, CURRENCY, isCalendarDate } from "../../common/validation.js";
+import { AMOUNT } from "../../common/money.js";
+import { CURRENCY, isCalendarDate } from "../../common/validation.js";
 import type { Em } from "../db/orm.js";
 import { pgArray, query } from "../db/sql.js";
 import { lockConnectionCursor, updateConnectionCursor } from "../db/tables/connections.js";

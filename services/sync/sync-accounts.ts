@@ -1,3 +1,4 @@
+import { BALANCE } from "../../common/money.js";
 import { cleanText as cleanProviderText } from "../../common/text.js";
 import { CURRENCY } from "../../common/validation.js";
 import type { Em } from "../db/orm.js";
@@ -15,8 +16,6 @@ export interface SyncedAccount {
   isoCurrencyCode: string;
 }
 
-// Balances are NUMERIC(14,2).
-const BALANCE = /^-?\d{1,12}(\.\d{1,2})?$/;
 /** Text from a provider as Coffer stores it (the text rule's provider half, common/text.ts). */
 export const cleanText = (s: string | null, max = 500): string | null => cleanProviderText(s, max);
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import householdJson from "../../fixtures/demo/household.json" with { type: "json" };
-import { formatCents, parseCents } from "../../fixtures/demo/cents.js";
+import { formatCents } from "../../common/money.js";
+import { parseCents } from "../../fixtures/demo/cents.js";
 import { demoDay, generateDemo, type DemoTransaction } from "../../fixtures/demo/generate.js";
 import { readHousehold } from "../../fixtures/demo/household.js";
 import { CATEGORY_TAXONOMY } from "../../services/ledger/taxonomy.js";

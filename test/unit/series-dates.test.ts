@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dayInMonth, dayOf, daysInMonth, isoOf, monthAndDay, weekdayOf } from "../../services/series/detector/dates.js";
-import { centsOf, formatCents } from "../../services/series/detector/money.js";
+import { dayInMonth, dayOf, daysInMonth, isoOf, monthAndDay, weekdayOf } from "../../common/days.js";
+import { centsOf, formatCents } from "../../common/money.js";
 import { normalizeMerchant } from "../../services/series/detector/normalize.js";
 
 // The detector's calendar arithmetic against JavaScript's Date, and its money and name helpers.

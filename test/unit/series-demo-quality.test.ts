@@ -3,7 +3,7 @@ import householdJson from "../../fixtures/demo/household.json" with { type: "jso
 import { generateDemo } from "../../fixtures/demo/generate.js";
 import { readHousehold } from "../../fixtures/demo/household.js";
 import { detectSeries, type DetectorTransaction, type Proposal } from "../../services/series/detector/detect.js";
-import { formatCents } from "../../services/series/detector/money.js";
+import { formatCents } from "../../common/money.js";
 
 /**
  * The detector against the demo household's ground truth: household.json's

@@ -6,7 +6,7 @@ import {
   type DetectorTransaction,
   type Proposal,
 } from "../../services/series/detector/detect.js";
-import { dayOf, isoOf } from "../../services/series/detector/dates.js";
+import { dayOf, isoOf } from "../../common/days.js";
 
 // Made-up histories, each a table row: what the history is, and what the detector must make of it.
 

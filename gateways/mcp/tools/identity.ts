@@ -1,3 +1,4 @@
+import { API_KEY_SCOPES } from "../../../common/enums.js";
 import { z } from "zod";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { defineTool } from "../tool.js";
@@ -8,7 +9,7 @@ const user = z.object({
   email: z.string().nullable(),
 });
 
-const scope = z.enum(["read_only", "full_access"]);
+const scope = z.enum(API_KEY_SCOPES);
 
 export const whoami = defineTool({
   name: "whoami",

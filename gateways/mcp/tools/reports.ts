@@ -1,3 +1,4 @@
+import { REPORT_PRIORITIES } from "../../../common/enums.js";
 import type { Report } from "../../../gen/coffer/v1/reports_pb.js";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
@@ -56,7 +57,7 @@ export const submitReport = defineTool({
   inputSchema: {
     title: z.string().describe("one line, 1-200 characters"),
     body: z.string().describe("Markdown, 1-50,000 characters"),
-    priority: z.enum(["info", "warning", "critical"]).optional().describe("default info"),
+    priority: z.enum(REPORT_PRIORITIES).optional().describe("default info"),
     tags: z.array(z.string()).optional().describe("up to 10 slugs (a-z, 0-9, _), e.g. weekly_review"),
     author: z.string().optional().describe("your own name, if you want it shown beside the key's"),
     transaction_ids: z.array(z.string()).optional().describe("up to 100 transaction ids the report refers to"),

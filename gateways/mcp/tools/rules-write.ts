@@ -1,3 +1,4 @@
+import { TRIGGER_INPUTS } from "../../shared/rules.js";
 import { z } from "zod";
 import { date } from "../../shared/params.js";
 import { mcpRule, valueOf } from "../../shared/rules.js";
@@ -19,7 +20,7 @@ const actions = z
   );
 
 const trigger = z
-  .enum(["on_create", "on_change", "on_update", "always"])
+  .enum(TRIGGER_INPUTS)
   .describe("on_create: new transactions; on_change (or on_update): changed provider data; always: both");
 const priority = z.number().int().describe("pipeline order, lower first (default 100; the built-in rule is 0)");
 

@@ -1,9 +1,10 @@
+import { CONNECTION_STATUSES } from "../../../common/enums.js";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
 import type { Connection } from "../../../gen/coffer/v1/sync_pb.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
-const status = z.enum(["active", "error", "pending_reauth", "disconnected"]);
+const status = z.enum(CONNECTION_STATUSES);
 
 /** A connection as GET /api/v1/connections lists it, with `id` as the short id (as in every tool's output). */
 const connection = z.object({

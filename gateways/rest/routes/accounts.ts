@@ -1,9 +1,10 @@
+import { ACCOUNT_TYPES } from "../../../common/enums.js";
 import { z } from "zod";
 import { AccountSchema } from "../../../gen/coffer/v1/accounts_pb.js";
 import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
-const accountType = z.enum(["depository", "credit", "loan", "investment", "other"]);
+const accountType = z.enum(ACCOUNT_TYPES);
 
 /** JSON carries money as numbers; the core takes exact decimal text. A number's shortest form is its decimal text. */
 const decimalText = (v: number | string | null | undefined): string | undefined =>

@@ -1,9 +1,10 @@
+import { API_KEY_SCOPES } from "../../../common/enums.js";
 import { z } from "zod";
 import { ApiKeySchema } from "../../../gen/coffer/v1/auth_pb.js";
 import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
-const scope = z.enum(["read_only", "full_access"]);
+const scope = z.enum(API_KEY_SCOPES);
 
 export const authRoutes: RestRoute[] = [
   defineRoute({

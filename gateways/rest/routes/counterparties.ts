@@ -1,10 +1,11 @@
+import { COUNTERPARTY_TYPES } from "../../../common/enums.js";
 import { z } from "zod";
 import { CounterpartySchema } from "../../../gen/coffer/v1/counterparties_pb.js";
 import { ref } from "../../shared/params.js";
 import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
-const counterpartyType = z.enum(["merchant", "person", "organization", "other"]);
+const counterpartyType = z.enum(COUNTERPARTY_TYPES);
 const name = z.string().min(1).max(200);
 const notes = z.string().max(2000).nullable();
 /** Assigning and unassigning take the same body: up to 500 transaction short ids or UUIDs. */

@@ -1,3 +1,4 @@
+import { LOGIN_ROLES } from "../../../common/enums.js";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
 import { LoginSchema } from "../../../gen/coffer/v1/logins_pb.js";
@@ -5,7 +6,7 @@ import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { NO_CONTENT, defineRoute, type RestRoute } from "../route.js";
 import { clearedSessionCookie, readCookie, sessionCookie } from "../session-cookie.js";
 
-const role = z.enum(["admin", "editor", "viewer"]);
+const role = z.enum(LOGIN_ROLES);
 // The core judges length (at least 12 characters: VALIDATION_ERROR) and the address.
 const password = z.string().max(4096);
 const email = z.string().max(320);

@@ -23,9 +23,11 @@ export const UserEntity = defineEntity({
 });
 export type User = InferEntity<typeof UserEntity>;
 
-export const API_KEY_SCOPES = ["read_only", "full_access"] as const;
+import { API_KEY_SCOPES } from "../../../common/enums.js";
+export { API_KEY_SCOPES };
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
-export const ACTOR_TYPES = ["user", "agent"] as const;
+import { ACTOR_TYPES } from "../../../common/enums.js";
+export { ACTOR_TYPES };
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
 /** An API key. Only its SHA-256 is stored; the plaintext is shown once at creation. */

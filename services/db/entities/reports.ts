@@ -2,7 +2,8 @@ import { defineEntity, type InferEntity } from "@mikro-orm/core";
 import { randomUUID } from "node:crypto";
 import { nowOf } from "../../clock.js";
 
-export const REPORT_PRIORITIES = ["info", "warning", "critical"] as const;
+import { REPORT_PRIORITIES } from "../../../common/enums.js";
+export { REPORT_PRIORITIES };
 export type ReportPriority = (typeof REPORT_PRIORITIES)[number];
 
 /** A report (migration 0005). Its transactions are rows of report_transactions, read with SQL. */

@@ -5,7 +5,8 @@ import { nowOf } from "../../clock.js";
 // Entities for the sync tables (migration 0008). Pages of transactions are
 // written with SQL (services/sync/apply-page.ts); these are for single rows.
 
-export const CONNECTION_STATUSES = ["active", "error", "pending_reauth", "disconnected"] as const;
+import { CONNECTION_STATUSES } from "../../../common/enums.js";
+export { CONNECTION_STATUSES };
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 
 /**
@@ -41,7 +42,8 @@ export const ConnectionEntity = defineEntity({
 });
 export type Connection = InferEntity<typeof ConnectionEntity>;
 
-export const SYNC_TRIGGERS = ["initial", "manual", "schedule", "webhook", "import", "reauth"] as const;
+import { SYNC_TRIGGERS } from "../../../common/enums.js";
+export { SYNC_TRIGGERS };
 export type SyncTrigger = (typeof SYNC_TRIGGERS)[number];
 export type SyncLogStatus = "running" | "success" | "error" | "interrupted";
 

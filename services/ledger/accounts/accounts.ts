@@ -9,11 +9,11 @@ import { resolveUser } from "../../users/users.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation } from "../annotations.js";
 import { nowOf } from "../../clock.js";
+import { BALANCE, canonicalMoney } from "../../../common/money.js";
 
-export const ACCOUNT_TYPES = ["depository", "credit", "loan", "investment", "other"] as const;
+import { ACCOUNT_TYPES } from "../../../common/enums.js";
+export { ACCOUNT_TYPES };
 const MASK = /^[0-9A-Za-z]{1,8}$/;
-// Balances are NUMERIC(14,2): up to 12 integer digits, unlike transaction amounts (12,2).
-const BALANCE = /^-?\d{1,12}(\.\d{1,2})?$/;
 
 export async function resolveAccount(em: Em, raw: string): Promise<Account> {
   const lookup = parseId(raw);
@@ -36,10 +36,13 @@ function parseType(raw: string): string {
   return type;
 }
 
-/** An exact decimal balance as text; it stays text all the way to the database. */
+/**
+ * An exact decimal balance in its canonical text ("0042.5" → "42.50"); it stays
+ * text all the way to the database, and "unchanged" is a string comparison.
+ */
 export function parseBalance(raw: string, field = "balance_current"): string {
-  const balance = raw.trim();
-  if (!BALANCE.test(balance)) {
+  const balance = canonicalMoney(raw, BALANCE);
+  if (balance === null) {
     throw validation(`${field} must be a decimal number with at most 12 digits before the point and 2 after`);
   }
   return balance;

@@ -7,6 +7,7 @@ import type { Actor } from "../actor.js";
 import { recordAnnotation } from "../annotations.js";
 import { parseBalance, resolveAccount } from "./accounts.js";
 import { nowOf } from "../../clock.js";
+import { BALANCE, canonicalMoney } from "../../../common/money.js";
 
 type BalanceField = "balanceCurrent" | "balanceAvailable" | "balanceLimit";
 const FIELDS: [BalanceField, string][] = [
@@ -14,14 +15,6 @@ const FIELDS: [BalanceField, string][] = [
   ["balanceAvailable", "balance_available"],
   ["balanceLimit", "balance_limit"],
 ];
-
-/** "0042.5" → "42.50": one spelling per balance, so "unchanged" is a string comparison with the stored value. */
-function canonical(balance: string): string {
-  const negative = balance.startsWith("-");
-  const [int, frac = ""] = (negative ? balance.slice(1) : balance).split(".");
-  const digits = `${int.replace(/^0+(?=\d)/, "")}.${frac.padEnd(2, "0")}`;
-  return negative && digits !== "0.00" ? `-${digits}` : digits;
-}
 
 /**
  * Sets the balances of an account that no provider keeps up to date (a manual
@@ -37,14 +30,15 @@ export async function setAccountBalances(
   const wanted = FIELDS.flatMap(([field, column]) => {
     const raw = req[field];
     if (raw === undefined) return [];
-    return [{ field, column, to: raw.trim() === "" ? null : canonical(parseBalance(raw, column)) }];
+    return [{ field, column, to: raw.trim() === "" ? null : parseBalance(raw, column) }];
   });
   return em.transactional(async (tx) => {
     const a = await resolveAccount(tx, req.id);
     const set: Partial<Account> = {};
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     for (const { field, column, to } of wanted) {
-      const from = a[field] === null ? null : canonical(String(a[field]));
+      // The stored value as numeric text ("42.5" or "42.50"), in the same canonical spelling.
+      const from = a[field] === null ? null : canonicalMoney(String(a[field]), BALANCE);
       if (from === to) continue;
       set[field] = to;
       changes[column] = { from, to };

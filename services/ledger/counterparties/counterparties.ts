@@ -11,7 +11,8 @@ import { checkBatchSize, resolveTransactionIds } from "../transactions/batch-ids
 import { parseText, searchTerm } from "../../shared/validate.js";
 import { nowOf } from "../../clock.js";
 
-export const COUNTERPARTY_TYPES = ["merchant", "person", "organization", "other"] as const;
+import { COUNTERPARTY_TYPES } from "../../../common/enums.js";
+export { COUNTERPARTY_TYPES };
 /** Most transactions one assign or unassign call may name. */
 
 const nameTaken = (name: string) => new CofferError("CONFLICT", `A counterparty named "${name}" already exists`);

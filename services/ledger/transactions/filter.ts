@@ -23,7 +23,8 @@ export interface TransactionFilterInput {
   inSeries?: boolean;
 }
 
-export const SEARCH_MODES = ["contains", "words", "fuzzy"] as const;
+import { SEARCH_MODES } from "../../../common/enums.js";
+export { SEARCH_MODES };
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
 const MAX_SEARCH_TERMS = 20;

@@ -3,7 +3,7 @@ import { pgArray, query, table } from "../../db/sql.js";
 import { validation } from "../../errors/coffer-error.js";
 import { newShortId } from "../../ids/short-id.js";
 import { UUID, isCalendarDate } from "../../../common/validation.js";
-import { parseAmount, parseCurrency } from "../../shared/validate.js";
+import { canonicalAmount, parseCurrency } from "../../shared/validate.js";
 import type { CategorySource } from "../../db/entities/index.js";
 
 /** A transaction as an importer (sync, CSV, demo) hands it over. */
@@ -38,7 +38,7 @@ export async function insertTransactions(em: Em, items: NewTransaction[], batchS
     return {
       id: crypto.randomUUID(),
       account_id: t.accountId,
-      amount: parseAmount(t.amount),
+      amount: canonicalAmount(t.amount),
       iso_currency_code: parseCurrency(t.isoCurrencyCode),
       date: t.date,
       authorized_date: t.authorizedDate ?? null,

@@ -18,7 +18,8 @@ import { clockOf, epochSeconds } from "../../clock.js";
  * name sorts return one page (top `limit`) and take no cursor.
  */
 
-export const SORT_FIELDS = ["date", "amount", "name"] as const;
+import { TRANSACTION_SORT_FIELDS as SORT_FIELDS } from "../../../common/enums.js";
+export { SORT_FIELDS };
 export type SortField = (typeof SORT_FIELDS)[number];
 export type SortOrder = "asc" | "desc";
 

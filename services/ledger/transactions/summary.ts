@@ -3,7 +3,8 @@ import { query } from "../../db/sql.js";
 import { CofferError } from "../../errors/coffer-error.js";
 import { resolveFilter, type TransactionFilterInput } from "./filter.js";
 
-export const GROUP_BY = ["category", "month", "week", "day"] as const;
+import { SUMMARY_GROUPS as GROUP_BY } from "../../../common/enums.js";
+export { GROUP_BY };
 export type GroupBy = (typeof GROUP_BY)[number];
 
 /**

@@ -22,7 +22,7 @@ export interface TransactionContext {
   // Stable surrogates: short ids.
   accountId?: string;
   userId?: string;
-  /** The transaction date as days since 1970-01-01 (epochDay("YYYY-MM-DD")); the date parts come from it. */
+  /** The transaction date as days since 1970-01-01 (common/days.ts); the date parts come from it. */
   day?: number;
   // Mutable display values; the pipeline updates them as earlier rules act.
   accountName?: string;
@@ -60,44 +60,4 @@ export function loweredField(ctx: TransactionContext, key: string, raw: string):
 /** Forget cached lower-cased values of fields the pipeline just changed. */
 export function forgetLowered(ctx: TransactionContext, key: string): void {
   if (ctx.lowered) delete ctx.lowered[key];
-}
-
-/*
- * Date parts from the day number, by arithmetic alone (a scan computes them
- * for a million rows): H. Hinnant's civil-from-days for the proleptic
- * Gregorian calendar.
- */
-
-/** Days since 1970-01-01 of a "YYYY-MM-DD" date. */
-export function epochDay(date: string): number {
-  return Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10))) / 86_400_000;
-}
-
-/** "YYYY-MM-DD" of a day number. */
-export const dateOfDay = (day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10);
-
-/** Year, month and day of a day number, packed as y * 10000 + m * 100 + d. */
-function civil(day: number): number {
-  const z = day + 719_468;
-  const era = Math.floor(z / 146_097);
-  const doe = z - era * 146_097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-  return y * 10_000 + m * 100 + d;
-}
-
-/** 1..31 */
-export const dayOfMonth = (day: number) => civil(day) % 100;
-/** 1..12 */
-export const monthOf = (day: number) => Math.floor(civil(day) / 100) % 100;
-/** ISO weekday: 1 = Monday … 7 = Sunday (day 0, 1970-01-01, was a Thursday). */
-export const dayOfWeek = (day: number) => ((((day + 3) % 7) + 7) % 7) + 1;
-/** 1..366 */
-export function dayOfYear(day: number): number {
-  const year = Math.floor(civil(day) / 10_000);
-  return day - Date.UTC(year, 0, 1) / 86_400_000 + 1;
 }

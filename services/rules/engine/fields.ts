@@ -1,11 +1,5 @@
-import {
-  dayOfMonth,
-  dayOfWeek,
-  dayOfYear,
-  monthOf,
-  loweredField as lowered,
-  type TransactionContext as Ctx,
-} from "./context.js";
+import { dayOfMonth, dayOfWeek, dayOfYear, monthOf } from "../../../common/days.js";
+import { loweredField as lowered, type TransactionContext as Ctx } from "./context.js";
 
 /**
  * The fields a condition may name, each with its value kind (which decides

@@ -7,7 +7,7 @@ export {
   type MetadataScalar,
   type RuleAction,
 } from "./actions.js";
-export { dateOfDay, epochDay, type TransactionContext } from "./context.js";
+export { type TransactionContext } from "./context.js";
 export { RuleValidationError } from "./errors.js";
 export { conditionsMatch, truthOf } from "./evaluate.js";
 export { sameJson } from "./json.js";

@@ -12,7 +12,8 @@ import type { CompiledConditions } from "./tree.js";
  * job (services/rules/runner.ts).
  */
 
-export const TRIGGERS = ["on_create", "on_change", "always"] as const;
+import { RULE_TRIGGERS as TRIGGERS } from "../../../common/enums.js";
+export { TRIGGERS };
 export type Trigger = (typeof TRIGGERS)[number];
 
 /** What happened to a transaction: it arrived, or the provider changed its data. */

@@ -1,4 +1,4 @@
-import { dayInMonth, mod, monthAndDay } from "./dates.js";
+import { dayInMonth, mod, monthAndDay } from "../../../common/days.js";
 
 /**
  * The cadences a series can follow, and schedules: a cadence fixed to where

@@ -9,8 +9,8 @@ import {
   type CadenceRule,
   type Schedule,
 } from "./cadence.js";
-import { dayOf, daysInMonth, isoOf, monthAndDay, weekdayOf } from "./dates.js";
-import { centsOf, formatCents } from "./money.js";
+import { dayOf, daysInMonth, isoOf, monthAndDay, weekdayOf } from "../../../common/days.js";
+import { centsOf, formatCents } from "../../../common/money.js";
 import { directionOf, normalizeMerchant, type Direction } from "./normalize.js";
 
 /**

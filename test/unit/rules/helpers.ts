@@ -1,7 +1,7 @@
+import { dayOf as epochDay } from "../../../common/days.js";
 import {
   compileConditions,
   conditionsMatch,
-  epochDay,
   truthOf,
   type TransactionContext,
 } from "../../../services/rules/engine/index.js";

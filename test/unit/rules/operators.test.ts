@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FIELDS, dateOfDay, epochDay } from "../../../services/rules/engine/index.js";
+import { dayOf as epochDay, isoOf as dateOfDay } from "../../../common/days.js";
+import { FIELDS } from "../../../services/rules/engine/index.js";
 import type { NumberField } from "../../../services/rules/engine/fields.js";
 import { ctxOf, judge } from "./helpers.js";
 

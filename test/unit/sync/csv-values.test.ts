@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { negateMoney } from "../../../common/money.js";
 import {
   ambiguousAmount,
   inferDateFormat,
   inferDecimalSeparator,
   isDateOrderAmbiguous,
   localeHint,
-  negate,
   parseAmountCell,
   parseDateCell,
 } from "../../../services/sync/providers/csv/values.js";
@@ -115,7 +115,7 @@ describe("parseAmountCell", () => {
   });
 });
 
-describe("inferDecimalSeparator and negate", () => {
+describe("inferDecimalSeparator and negateMoney", () => {
   it("tells 1.234,56 files from 1,234.56 files by their decimals", () => {
     expect(inferDecimalSeparator(["-54,20", "1.234,56", "3"])).toBe(",");
     expect(inferDecimalSeparator(["-54.20", "1,234.56", "3"])).toBe(".");
@@ -143,6 +143,6 @@ describe("inferDecimalSeparator and negate", () => {
   });
 
   it("negates canonical amounts as text", () => {
-    expect([negate("12.30"), negate("-12.30"), negate("0.00")]).toEqual(["-12.30", "12.30", "0.00"]);
+    expect([negateMoney("12.30"), negateMoney("-12.30"), negateMoney("0.00")]).toEqual(["-12.30", "12.30", "0.00"]);
   });
 });

@@ -4087,7 +4087,7 @@ export interface operations {
                 /** @description default desc for hit_count, last_hit_at, created_at; asc for priority and name */
                 sort_order?: "asc" | "desc";
                 /** @description on_create, on_change (alias on_update) or always */
-                trigger?: "on_create" | "on_change" | "on_update" | "always";
+                trigger?: "on_create" | "on_change" | "always" | "on_update";
             };
             header?: never;
             path?: never;

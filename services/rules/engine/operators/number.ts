@@ -1,4 +1,4 @@
-import { AMOUNT } from "../../../../common/validation.js";
+import { AMOUNT, centsOf } from "../../../../common/money.js";
 import type { NumberUnit } from "../fields.js";
 import { refuse, wrongType, type Leaf, type Where } from "./leaf.js";
 
@@ -12,14 +12,6 @@ import { refuse, wrongType, type Leaf, type Where } from "./leaf.js";
 export const NUMBER_OPS = ["eq", "neq", "gt", "gte", "lt", "lte", "approx", "between"] as const;
 
 export type NumberTest = (n: number) => boolean;
-
-/** "12.5" → 1250, "-0.07" → -7: exact, from the decimal text (never float arithmetic on an amount). */
-export function centsOf(text: string): number {
-  const negative = text.startsWith("-");
-  const [int, frac = ""] = (negative ? text.slice(1) : text).split(".");
-  const cents = Number(int) * 100 + Number(frac.padEnd(2, "0"));
-  return negative ? -cents : cents;
-}
 
 function inUnit(where: Where, op: string, key: string, v: unknown, unit: NumberUnit, nonNegative = false): number {
   switch (unit.kind) {

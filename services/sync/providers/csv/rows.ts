@@ -13,12 +13,12 @@ import {
   inferDecimalSeparator,
   isDateOrderAmbiguous,
   localeHint,
-  negate,
   parseAmountCell,
   parseDateCell,
   type DateFormat,
   type DecimalSeparator,
 } from "./values.js";
+import { negateMoney } from "../../../../common/money.js";
 
 /** How to read a file; what is left out is inferred from the file. */
 export interface CsvReadOptions {
@@ -350,7 +350,7 @@ function rowAmount(
     const a = parseAmountCell(cell(r, ix.amount), decimal);
     if ("error" in a) return a;
     // Most bank exports write money out as negative; Coffer's sign is the opposite.
-    return { amount: positiveIsDebit ? a.amount : negate(a.amount) };
+    return { amount: positiveIsDebit ? a.amount : negateMoney(a.amount) };
   }
   const debit = cell(r, ix.debit);
   const credit = cell(r, ix.credit);
@@ -362,7 +362,7 @@ function rowAmount(
   const inn = c && c.amount !== "0.00" ? c.amount : null;
   if (out && inn) return { error: "the row has both a debit and a credit amount" };
   if (out) return { amount: out.replace(/^-/, "") };
-  if (inn) return { amount: negate(inn.replace(/^-/, "")) };
+  if (inn) return { amount: negateMoney(inn.replace(/^-/, "")) };
   if (d || c) return { amount: "0.00" };
   return { error: "the row has neither a debit nor a credit amount" };
 }

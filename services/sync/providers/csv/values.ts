@@ -1,4 +1,4 @@
-import { canonicalAmount } from "../../../shared/validate.js";
+import { canonicalMoney } from "../../../../common/money.js";
 
 /** The date formats bank exports use; the slash formats need `date_format` (or a day over 12) to tell them apart. */
 export const DATE_FORMATS = ["YYYY-MM-DD", "MM/DD/YYYY", "DD/MM/YYYY", "DD.MM.YYYY"] as const;
@@ -188,13 +188,8 @@ export function parseAmountCell(raw: string, decimal: DecimalSeparator): AmountR
   if (cents.length > 2) return { error: `"${clip(raw)}" has more than two decimals` };
   const digits = int.replace(/^0+(?=\d)/, "");
   if (digits.length > 10) return { error: `"${clip(raw)}" is too large (at most 10 digits before the point)` };
-  return { amount: canonicalAmount(`${negative ? "-" : ""}${digits}.${cents.padEnd(2, "0")}`) };
-}
-
-/** The opposite amount, as canonical text ("12.30" → "-12.30", "0.00" stays). */
-export function negate(amount: string): string {
-  if (amount === "0.00") return amount;
-  return amount.startsWith("-") ? amount.slice(1) : `-${amount}`;
+  // Digits and decimals were checked above, so this is an amount.
+  return { amount: canonicalMoney(`${negative ? "-" : ""}${digits}.${cents.padEnd(2, "0")}`)! };
 }
 
 /** A cell as an error message quotes it: at most 40 characters. */

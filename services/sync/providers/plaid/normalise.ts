@@ -1,5 +1,5 @@
 import { isCalendarDate } from "../../../../common/validation.js";
-import { amountFromJsonNumber } from "../../../shared/amount-text.js";
+import { moneyFromJsonNumber } from "../../../../common/money.js";
 import type { AccountType, ProviderAccount, ProviderTransaction } from "../provider.js";
 
 /**
@@ -45,9 +45,9 @@ export function toAccount(raw: unknown): ProviderAccount | { skip: string } {
     mask: str(raw.mask),
     isoCurrencyCode: currency,
     // A balance Coffer cannot hold exactly (more than 2 decimals) is left unknown rather than rounded.
-    balanceCurrent: amountFromJsonNumber(b.current),
-    balanceAvailable: amountFromJsonNumber(b.available),
-    balanceLimit: amountFromJsonNumber(b.limit),
+    balanceCurrent: moneyFromJsonNumber(b.current),
+    balanceAvailable: moneyFromJsonNumber(b.available),
+    balanceLimit: moneyFromJsonNumber(b.limit),
   };
 }
 
@@ -80,7 +80,7 @@ export function toTransaction(
   const id = str(raw.transaction_id);
   const accountId = str(raw.account_id);
   if (!id || !accountId) return { skip: "no transaction_id or account_id", id: id ?? "?" };
-  const amount = amountFromJsonNumber(raw.amount);
+  const amount = moneyFromJsonNumber(raw.amount);
   if (amount === null) {
     return { skip: `amount ${JSON.stringify(raw.amount)} is not a number with at most 2 decimals`, id };
   }

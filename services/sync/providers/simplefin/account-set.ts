@@ -1,7 +1,7 @@
 import { cleanText } from "../../../../common/text.js";
 import { CURRENCY, isCalendarDate } from "../../../../common/validation.js";
-import { utcDay } from "../../../shared/calendar.js";
-import { negateAmount, tryCanonicalAmount } from "../../../shared/amount-text.js";
+import { utcDay } from "../../../../common/days.js";
+import { canonicalMoney, negateMoney } from "../../../../common/money.js";
 import { ProviderError, type ProviderAccount, type ProviderTransaction } from "../provider.js";
 
 /**
@@ -117,7 +117,7 @@ export function isoCurrency(account: SetAccount): string | null {
 }
 
 export function toAccount(account: SetAccount, currency: string): ProviderAccount {
-  const balance = typeof account.raw.balance === "string" ? tryCanonicalAmount(account.raw.balance) : null;
+  const balance = typeof account.raw.balance === "string" ? canonicalMoney(account.raw.balance) : null;
   const available = account.raw["available-balance"];
   return {
     providerAccountId: account.id,
@@ -130,7 +130,7 @@ export function toAccount(account: SetAccount, currency: string): ProviderAccoun
     isoCurrencyCode: currency,
     balanceCurrent: balance,
     // Left out when it equals the balance.
-    balanceAvailable: typeof available === "string" ? tryCanonicalAmount(available) : balance,
+    balanceAvailable: typeof available === "string" ? canonicalMoney(available) : balance,
     balanceLimit: null,
   };
 }
@@ -153,7 +153,7 @@ export function toTransaction(
 ): { txn: ProviderTransaction } | { skip: string; id: string } {
   if (!isObject(raw) || !str(raw.id)) return { skip: "no id", id: "?" };
   const id = raw.id as string;
-  const amount = typeof raw.amount === "string" ? tryCanonicalAmount(raw.amount) : null;
+  const amount = typeof raw.amount === "string" ? canonicalMoney(raw.amount) : null;
   if (amount === null)
     return { skip: `amount ${JSON.stringify(raw.amount)} is not a decimal with at most 2 decimals`, id };
   const posted = dayOf(raw.posted);
@@ -167,7 +167,7 @@ export function toTransaction(
     txn: {
       providerAccountId: account.id,
       providerTransactionId: id,
-      amount: negateAmount(amount),
+      amount: negateMoney(amount),
       isoCurrencyCode: currency,
       date,
       authorizedDate: transacted,

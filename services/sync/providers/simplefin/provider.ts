@@ -1,5 +1,5 @@
 import { isCalendarDate } from "../../../../common/validation.js";
-import { addDays, dayStartSeconds, daysBetween, utcDay } from "../../../shared/calendar.js";
+import { addDays, dayStartSeconds, daysBetween, utcDay } from "../../../../common/days.js";
 import {
   ProviderError,
   type Credentials,

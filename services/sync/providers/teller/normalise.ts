@@ -1,5 +1,5 @@
 import { isCalendarDate } from "../../../../common/validation.js";
-import { negateAmount, tryCanonicalAmount } from "../../../shared/amount-text.js";
+import { canonicalMoney, negateMoney } from "../../../../common/money.js";
 import type { ProviderAccount, ProviderTransaction } from "../provider.js";
 
 /**
@@ -51,7 +51,7 @@ export function readAccount(raw: unknown): TellerAccount | null {
 }
 
 /** A Teller balance string as a canonical amount, or null (absent, or not an exact 2-dp amount). */
-const balance = (v: unknown) => (typeof v === "string" ? tryCanonicalAmount(v) : null);
+const balance = (v: unknown) => (typeof v === "string" ? canonicalMoney(v) : null);
 
 export function toAccount(account: TellerAccount, balances: unknown): ProviderAccount {
   const b = isObject(balances) ? balances : {};
@@ -77,7 +77,7 @@ export function toTransaction(
 ): { txn: ProviderTransaction } | { skip: string; id: string } {
   if (!isObject(raw) || !str(raw.id)) return { skip: "no id", id: "?" };
   const id = raw.id as string;
-  const amount = typeof raw.amount === "string" ? tryCanonicalAmount(raw.amount) : null;
+  const amount = typeof raw.amount === "string" ? canonicalMoney(raw.amount) : null;
   if (amount === null)
     return { skip: `amount ${JSON.stringify(raw.amount)} is not a decimal with at most 2 decimals`, id };
   if (typeof raw.date !== "string" || !isCalendarDate(raw.date)) return { skip: "no valid date", id };
@@ -87,7 +87,7 @@ export function toTransaction(
     txn: {
       providerAccountId: account.id,
       providerTransactionId: id,
-      amount: account.type === "credit" ? amount : negateAmount(amount),
+      amount: account.type === "credit" ? amount : negateMoney(amount),
       isoCurrencyCode: account.currency,
       date: raw.date,
       authorizedDate: null,

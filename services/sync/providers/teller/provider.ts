@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { DATE_MAX_YEAR, DATE_MIN_YEAR, isCalendarDate } from "../../../../common/validation.js";
-import { addDays, utcDay } from "../../../shared/calendar.js";
+import { addDays, utcDay } from "../../../../common/days.js";
 import {
   ProviderError,
   type Credentials,
