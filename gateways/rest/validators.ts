@@ -77,7 +77,13 @@ export function bodyOf(body: z.ZodRawShape | z.ZodType<object>): z.ZodType {
   return body instanceof z.ZodType ? body : z.strictObject(body);
 }
 
-const THE = { string: "a string", number: "a number", boolean: "true or false", object: "an object", array: "an array" };
+const THE = {
+  string: "a string",
+  number: "a number",
+  boolean: "true or false",
+  object: "an object",
+  array: "an array",
+};
 
 /** "a string", "a number", … for an expected type zod names. */
 const typeName = (t: string) => THE[t as keyof typeof THE] ?? t;

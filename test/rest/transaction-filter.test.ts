@@ -57,7 +57,9 @@ describe("REST transaction filters from the shared zod definition", () => {
     const filters = transactionFilterShape.rest;
     expect(schemaOf("/api/v1/transactions")).toEqual(querystringDocOf({ ...filters, ...transactionListShape }));
     expect(schemaOf("/api/v1/transactions/count")).toEqual(querystringDocOf(filters));
-    expect(schemaOf("/api/v1/transactions/summary")).toEqual(querystringDocOf({ ...filters, ...transactionSummaryShape }));
+    expect(schemaOf("/api/v1/transactions/summary")).toEqual(
+      querystringDocOf({ ...filters, ...transactionSummaryShape }),
+    );
     const list = schemaOf("/api/v1/transactions") as Record<string, any>;
     expect(list.$schema).toBeUndefined();
     expect(list.additionalProperties).toBe(false);
