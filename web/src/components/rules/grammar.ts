@@ -1,9 +1,38 @@
 // The rule builder's helpers over the condition grammar (docs/rules.md, "Conditions"), which is generated
 // from the server's own table (web/src/api/rule-grammar.ts). The server validates every tree again.
-import type { ConditionLeaf, ConditionNode } from "../../app/types";
 import { FIELDS, METADATA_PREFIX, OPERATORS, type Kind } from "../../api/rule-grammar";
 
 export { FIELDS, OPERATORS, OP_LABELS, type Kind } from "../../api/rule-grammar";
+
+/**
+ * The builder's model of a condition tree. The API types `conditions` as any JSON object (the core
+ * judges the tree and names a bad node), so this is the console's own reading of it, not an answer shape.
+ */
+export type ConditionNode =
+  Record<string, never> | { and: ConditionNode[] } | { or: ConditionNode[] } | { not: ConditionNode } | ConditionLeaf;
+
+export interface ConditionLeaf {
+  field: string;
+  op: string;
+  value?: unknown;
+  min?: unknown;
+  max?: unknown;
+  tolerance?: unknown;
+}
+
+/**
+ * A stored rule's conditions as the builder's tree. The core validated the tree when it was saved, so
+ * it has this shape; null (no tree) is the empty tree, which matches everything.
+ */
+export function treeOf(conditions: Record<string, unknown> | null): ConditionNode {
+  return (conditions ?? {}) as ConditionNode;
+}
+
+/** One action as the editor holds it: its type and that type's fields (ACTIONS below). */
+export interface RuleAction {
+  type: string;
+  [key: string]: unknown;
+}
 
 /** The kind of a leaf's field ("metadata.receipt" is metadata). */
 export function kindOf(field: string): Kind {
