@@ -96,7 +96,8 @@ describe("report tools", () => {
       transaction_ids: [t1],
     });
     // The REST report object with `id` the short id (docs/contract.md, "Identifiers").
-    expect(r.report.id).toBe(r.report.short_id);
+    const report = r.report as Record<string, unknown>;
+    expect(report.id).toBe(report.short_id);
     expect(r).toMatchObject({
       report: {
         id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
@@ -112,7 +113,7 @@ describe("report tools", () => {
       },
     });
     // Exactly REST's fields, the body left out as submit_report promises.
-    expect(Object.keys(r.report).sort()).toEqual(
+    expect(Object.keys(report).sort()).toEqual(
       Object.keys(listedReport.shape)
         .filter((k) => k !== "body")
         .sort(),
