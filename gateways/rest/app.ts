@@ -1,8 +1,8 @@
 import { ConnectError } from "@connectrpc/connect";
-import type { ErrorObject } from "ajv";
 import type { FastifyError, FastifyInstance, RouteOptions } from "fastify";
 import type { IncomingHttpHeaders } from "node:http";
 import helmet from "@fastify/helmet";
+import { hasZodFastifySchemaValidationErrors, validatorCompiler } from "fastify-type-provider-zod";
 import { readEnv, type TrustProxy } from "../../common/env.js";
 import type { LogStream } from "../../common/logging.js";
 import { callOptions, type CoreClients } from "../shared/core-client.js";
@@ -16,9 +16,9 @@ import { STRICT_DIRECTIVES } from "./csp.js";
 import { registerOpenApi, type DocConfig } from "./openapi.js";
 import { checkResponsesAgainstDocument } from "./response-check.js";
 import { allRoutes } from "./routes/index.js";
-import { NO_CONTENT, type HttpMethod, type JsonSchema, type RestRoute } from "./route.js";
+import { NO_CONTENT, type HttpMethod, type RestRoute } from "./route.js";
 import { readCookie } from "./session-cookie.js";
-import { validatorFor } from "./validators.js";
+import { describeIssue } from "./validators.js";
 
 export interface RestAppOptions {
   core: CoreClients;
@@ -61,24 +61,6 @@ const withoutCredential = refuseWithoutCredential((req) => {
   return apiKey !== undefined || session !== undefined;
 });
 
-/** Names the offending parameter from an ajv error ("limit must be <= 500"). */
-function describeValidation(errors: ErrorObject[], part: string): { name: string | null; message: string } {
-  const e = errors[0];
-  const params = e.params as Record<string, unknown>;
-  const path = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
-  // ajv names properties with strings; anything else would be an ajv bug, described without the name.
-  const missing = typeof params.missingProperty === "string" ? params.missingProperty : undefined;
-  if (missing) return { name: missing, message: `${missing} is required` };
-  const unknown = typeof params.additionalProperty === "string" ? params.additionalProperty : undefined;
-  if (unknown) {
-    const what = part === "querystring" ? "query parameter" : "field";
-    return { name: unknown, message: `unknown ${what} ${unknown}` };
-  }
-  if (!path) return { name: null, message: `${part === "body" ? "body" : part} ${e.message}` };
-  const allowed = Array.isArray(params.allowedValues) ? ` (${(params.allowedValues as unknown[]).join(", ")})` : "";
-  return { name: path, message: `${path} ${e.message}${allowed}` };
-}
-
 /** The REST gateway: /api/v1 JSON over the core's Connect services. No database, no domain rules. */
 export async function buildRestApp(opts: RestAppOptions) {
   const app = createHttpApp({
@@ -91,7 +73,7 @@ export async function buildRestApp(opts: RestAppOptions) {
     guard: opts.guard && { ...opts.guard, allowedOrigins: undefined },
     trustProxy: opts.trustProxy,
   });
-  app.setValidatorCompiler(({ schema, httpPart }) => validatorFor(schema as JsonSchema, httpPart));
+  app.setValidatorCompiler(validatorCompiler);
 
   // The console's session is an ambient credential (a cookie), so a change made with it must come from
   // the console's own pages: Origin equal to COFFER_PUBLIC_URL's. SameSite=Strict already keeps other
@@ -117,9 +99,10 @@ export async function buildRestApp(opts: RestAppOptions) {
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof ConnectError) return send(reply, mapAndLog(err, req.log));
-    if (err.validation) {
+    if (hasZodFastifySchemaValidationErrors(err)) {
       const part = err.validationContext ?? "body";
-      const { name, message } = describeValidation(err.validation as ErrorObject[], part);
+      // The first issue, as the envelope carries one message.
+      const { name, message } = describeIssue(err.validation[0], part);
       if (part === "body" && name === null)
         return send(reply, envelope("INVALID_BODY", "The request body must be a JSON object"));
       return send(reply, envelope("INVALID_PARAMETER", message));

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { bodyErrorMap, bodyOf, queryErrorMap, queryOf, worded } from "./validators.js";
 import type { CallOptions, CoreClients } from "../shared/core-client.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -7,7 +8,7 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** What a handler returns to answer 204 No Content where its route otherwise answers with a body. */
 export const NO_CONTENT: unique symbol = Symbol("no content");
 
-/** A plain JSON Schema object: what fastify hands ajv, and what an OpenAPI document can quote. */
+/** A plain JSON Schema object: what an OpenAPI document quotes. */
 export type JsonSchema = z.core.JSONSchema.JSONSchema;
 
 /** What a handler gets: the request, the core, and the path parameters, query and body. */
@@ -29,7 +30,8 @@ export interface RouteContext<P = Record<string, string>, Q = unknown, B = unkno
 export interface RestRoute {
   method: HttpMethod;
   url: string;
-  schema?: { querystring?: JsonSchema; body?: JsonSchema };
+  /** What fastify validates the query and body with (zod, through fastify-type-provider-zod; validators.ts). */
+  schema?: { querystring?: z.ZodType; body?: z.ZodType };
   /** The body may be left out entirely (then it is treated as {}). */
   bodyOptional?: boolean;
   /** Success status; 204 sends no body. */
@@ -46,9 +48,9 @@ export interface RestRoute {
 }
 
 /**
- * The OpenAPI side of a route: its request parts again as JSON Schema 2020-12
- * (the dialect of OpenAPI 3.1; ajv gets draft-7), its success body, and
- * whether it takes no credentials.
+ * The OpenAPI side of a route: its request parts as JSON Schema 2020-12 (the
+ * dialect of OpenAPI 3.1), its success body, and whether it takes no
+ * credentials.
  */
 export interface RouteDoc {
   querystring?: JsonSchema;
@@ -75,7 +77,7 @@ type NoShape = Record<never, never>;
 /** A body is an object of named fields (a zod shape, unknown fields refused) or, rarely, a zod schema of its own. */
 type BodySpec = z.ZodRawShape | z.ZodType<object>;
 
-/** The values of a query or body that passed the JSON Schema generated from its shape. */
+/** The values of a query or body that passed its shape. */
 export type ValuesOf<S extends z.ZodRawShape> = z.output<z.ZodObject<S, z.core.$strict>>;
 type BodyOf<B extends BodySpec> = B extends z.ZodType ? z.output<B> : B extends z.ZodRawShape ? ValuesOf<B> : never;
 
@@ -130,27 +132,26 @@ export function defineRawRoute<U extends string>(def: {
 
 /**
  * A REST route whose query and body are zod shapes: fastify validates them with
- * the JSON Schema generated from those shapes (querystringOf, bodySchemaOf), and
- * the handler gets them typed. ajv, not zod, does the validating, so a shape
- * says only what JSON Schema can say: no transforms, no refinements; defaults
- * are applied (useDefaults), so a `.default()` field is there in the handler.
+ * those shapes (validators.ts: a query's text is first coerced to the shape's
+ * types), and the handler gets the parsed values typed, defaults filled in.
+ * The OpenAPI document quotes the same shapes as JSON Schema.
  */
 export function defineRoute<U extends string, Q extends z.ZodRawShape = NoShape, B extends BodySpec = NoShape>(
   def: RouteDef<U, Q, B>,
 ): RestRoute {
   const { query, body, handler, response, public: isPublic, orNoContent, summary, ...row } = def;
   const schema: RestRoute["schema"] = {};
-  if (query) schema.querystring = querystringOf(query);
-  if (body) schema.body = bodySchemaOf(body);
+  if (query) schema.querystring = worded(queryOf(query), queryErrorMap);
+  if (body) schema.body = worded(bodyOf(body), bodyErrorMap);
   const doc: RouteDoc = { public: isPublic, orNoContent, summary };
-  if (query) doc.querystring = docSchemaOf(z.strictObject(query), "input");
-  if (body) doc.body = docSchemaOf(body instanceof z.ZodType ? body : z.strictObject(body), "input");
+  if (query) doc.querystring = querystringDocOf(query);
+  if (body) doc.body = docSchemaOf(bodyOf(body), "input");
   if (def.status !== 204) doc.response = responseDocOf(response);
   return {
     ...row,
     ...(query || body ? { schema } : {}),
     doc,
-    // fastify has checked req.query and req.body against the schemas above, which these types describe.
+    // fastify has parsed req.query and req.body with the schemas above, whose outputs these types are.
     handler: (ctx) => handler(ctx as RouteContext<ParamsOf<U>, ValuesOf<Q>, BodyOf<B>>),
   };
 }
@@ -183,10 +184,9 @@ const TYPE_BOUND = new Set([
 const isSchema = (v: unknown): v is JsonSchema => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * zod writes `.nullable()` as `anyOf: [T, {type: "null"}]`, for which ajv names
- * only T when a value fails ("email must be string"). Written as
- * `type: [T, "null"]` (the same schema) ajv names both ("email must be
- * string,null"), and the schema reads as a nullable T. Rewrites in place.
+ * zod writes `.nullable()` as `anyOf: [T, {type: "null"}]`. The document says
+ * it as `type: [T, "null"]` (the same schema), which reads as a nullable T and
+ * which generated clients type as `T | null`. Rewrites in place.
  */
 function nullableAsTypeList(s: JsonSchema): JsonSchema {
   for (const key of ["properties", "patternProperties", "definitions", "$defs"] as const) {
@@ -213,12 +213,6 @@ function nullableAsTypeList(s: JsonSchema): JsonSchema {
   return s;
 }
 
-/** zod's JSON Schema of one request part: draft-7 for ajv, as the caller writes it (io: input), without $schema. */
-function jsonSchemaOf(schema: z.ZodType): JsonSchema {
-  const { $schema: _, ...json } = z.toJSONSchema(schema, { target: "draft-7", io: "input" });
-  return nullableAsTypeList(json);
-}
-
 /** zod's JSON Schema 2020-12 of a request part (input) or a response (output), for the OpenAPI document. */
 function docSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const { $schema: _, ...json } = z.toJSONSchema(schema, { target: "draft-2020-12", io });
@@ -230,22 +224,7 @@ function responseDocOf(response: z.ZodType | undefined): JsonSchema {
   return response ? docSchemaOf(response, "output") : { type: "object" };
 }
 
-/**
- * JSON Schema for a query string from a zod shape (the same shapes MCP tools
- * take as arguments): unknown parameters rejected by name. The query ajv
- * coerces text to the listed types ("true" → true, "20" → 20), so the shape
- * describes values, not text; a repeated parameter arrives as an array.
- */
-export function querystringOf(shape: z.ZodRawShape): JsonSchema {
-  return jsonSchemaOf(z.strictObject(shape));
-}
-
-/**
- * JSON Schema for a JSON body: a shape is an object whose unknown fields are
- * rejected by name (additionalProperties: false). The body ajv does not
- * coerce: "5" is not a number, and JSON null is a value (a field that may be
- * null says `.nullable()`), not the same as leaving the field out.
- */
-export function bodySchemaOf(body: BodySpec): JsonSchema {
-  return jsonSchemaOf(body instanceof z.ZodType ? body : z.strictObject(body));
+/** The documented query string of a shape: its strict object (unknown parameters are refused). */
+export function querystringDocOf(shape: z.ZodRawShape): JsonSchema {
+  return docSchemaOf(z.strictObject(shape), "input");
 }

@@ -1,3 +1,4 @@
+import type { RULE_FIELDS, RuleFieldName } from "../../common/rule-grammar.js";
 import { pgArray } from "../db/sql.js";
 import { containsPattern } from "../ledger/transactions/filter.js";
 import type { CompiledConditions, ConditionNode, LeafNode } from "./engine/index.js";
@@ -38,8 +39,11 @@ function nameText(leaf: LeafNode, term: string): Prefilter | null {
   return { sql: "t.search_text like ?", params: [pattern] };
 }
 
+/** The grammar's fields derived from the date (class "date"). */
+type DatePartField = Extract<(typeof RULE_FIELDS)[number], { class: "date" }>["name"];
+
 /** The same date parts in PostgreSQL: whole numbers, ISO weekday 1 = Monday, as the engine computes them. */
-const DATE_PART: Record<string, string> = {
+const DATE_PART: Record<DatePartField, string> = {
   day_of_month: "extract(day from t.date)",
   month: "extract(month from t.date)",
   day_of_week: "extract(isodow from t.date)",
@@ -62,7 +66,8 @@ function datePart(expr: string, leaf: LeafNode["leaf"]): Prefilter | null {
 
 function leafFilter(node: LeafNode): Prefilter | null {
   const { leaf, op } = node;
-  switch (node.field.name) {
+  // The grammar's names: a field renamed there fails to compile here. metadata.<key> falls to default.
+  switch (node.field.name as RuleFieldName) {
     case "provider_name":
     case "provider_merchant_name":
       if ((op === "contains" || op === "eq") && typeof leaf.value === "string" && leaf.value !== "") {
@@ -90,7 +95,7 @@ function leafFilter(node: LeafNode): Prefilter | null {
     case "month":
     case "day_of_week":
     case "day_of_year":
-      return datePart(DATE_PART[node.field.name], leaf);
+      return datePart(DATE_PART[node.field.name as DatePartField], leaf);
     case "tags": {
       const slugs = (Array.isArray(leaf.value) ? leaf.value : [leaf.value]).map((s) => String(s).trim().toLowerCase());
       if (op === "contains") {

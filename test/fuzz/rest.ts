@@ -63,7 +63,7 @@ const asText = (v: unknown): string[] =>
   Array.isArray(v) ? v.flatMap(asText) : typeof v === "string" ? [v] : v === undefined ? [] : [JSON.stringify(v)];
 
 function queryPairs(route: RestRoute, pools: Pools): fc.Arbitrary<[string, string][]> {
-  const props = propsOf(route.schema?.querystring);
+  const props = propsOf(route.doc?.querystring);
   const names = Object.keys(props);
   const value = (name: string): fc.Arbitrary<string[]> =>
     name === "cursor"
@@ -107,7 +107,7 @@ function queryPairs(route: RestRoute, pools: Pools): fc.Arbitrary<[string, strin
 const INVALID_UTF8_RAW = ["\u00ff", "\u00c3\u0028", "\u00c0\u00af", "\u00ed\u00a0\u0080", "\u00e2\u0082"];
 
 function bodyText(route: RestRoute): fc.Arbitrary<string | { fill: number } | null> {
-  const schema = route.schema?.body;
+  const schema = route.doc?.body;
   const utf8 = (s: string) => Buffer.from(s, "utf8").toString("latin1");
   const json = fromSchema(schema).map((v) => utf8(JSON.stringify(v) ?? "null"));
   const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;

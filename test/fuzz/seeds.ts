@@ -365,8 +365,8 @@ export async function findSeeds(target: FuzzTarget): Promise<Seeds> {
   /** Tries the route's candidates; the first 2xx is its seed (and its answer). */
   const attempt = async (route: RestRoute, params: Record<string, string>) => {
     const where = `${route.method} ${route.url}`;
-    const qs = route.schema?.querystring;
-    const bs = route.schema?.body;
+    const qs = route.doc?.querystring;
+    const bs = route.doc?.body;
     let last = "no candidate";
     for (const fill of FILLS) {
       const c = ctx(where);
@@ -417,7 +417,7 @@ export async function findSeeds(target: FuzzTarget): Promise<Seeds> {
   };
 
   const keep = (route: RestRoute, seed: Omit<RestSeed, "queryNames">) => {
-    const names = Object.keys(route.schema?.querystring?.properties ?? {});
+    const names = Object.keys(route.doc?.querystring?.properties ?? {});
     const s = { ...seed, queryNames: names.filter((n) => n !== "cursor") };
     rest.push(s);
     byRoute.set(`${route.method} ${route.url}`, s);

@@ -82,7 +82,10 @@ describe("MCP gateway over Streamable HTTP", () => {
     const r = await client.callTool({ name: "list_users", arguments: {} });
     expect(r.isError).toBeFalsy();
     const out = r.structuredContent as { users: { id: string; name: string; email: string | null }[] };
-    expect(out.users).toContainEqual({ id: u.shortId, name: "Mia", email: "mia@example.com" });
+    // The REST user object with `id` the short id (docs/contract.md, "Identifiers").
+    expect(out.users).toContainEqual(
+      expect.objectContaining({ id: u.shortId, short_id: u.shortId, name: "Mia", email: "mia@example.com" }),
+    );
     expect(JSON.parse((r.content as { text: string }[])[0].text)).toEqual(out);
   });
 

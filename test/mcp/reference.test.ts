@@ -84,7 +84,9 @@ describe("MCP reference tools", () => {
     await s.core.accounts.updateAccount({ id: hidden.id, hidden: true }, admin);
 
     const all = await call("list_accounts");
-    expect(all.accounts).toEqual([
+    // The REST account object, with `id` the short id (docs/contract.md, "Identifiers").
+    for (const a of all.accounts) expect(a.id).toBe(a.short_id);
+    expect(all.accounts).toMatchObject([
       {
         id: checking.shortId,
         name: "Checking",
@@ -129,13 +131,26 @@ describe("MCP reference tools", () => {
     expect(JSON.parse((bad.content as { text: string }[])[0].text).error.code).toBe("INVALID_PARAMETER");
   });
 
-  it("list_categories: the two-level tree by slug", async () => {
+  it("list_categories: the two-level tree by slug, each category its REST object", async () => {
     const { categories } = await call("list_categories");
+    const rest = (
+      await s.rest.inject({ method: "GET", url: "/api/v1/categories", headers: { "x-api-key": s.readKey } })
+    ).json().categories as Record<string, any>[];
     const food = categories.find((c: { slug: string }) => c.slug === "food_and_drink");
     expect(food).toMatchObject({ display_name: "Food & drink" });
-    expect(food.children).toContainEqual({ slug: "food_and_drink_coffee", display_name: "Coffee" });
-    expect(Object.keys(food).sort()).toEqual(["children", "display_name", "slug"]);
-    expect(categories.find((c: { slug: string }) => c.slug === "uncategorized")).toEqual({
+    expect(food.children).toContainEqual(
+      expect.objectContaining({ slug: "food_and_drink_coffee", display_name: "Coffee" }),
+    );
+    expect(food.id).toBe(food.short_id);
+    // The same fields as REST; only `id` is the short id, nested children included.
+    const restFood = rest.find((c) => c.slug === "food_and_drink")!;
+    expect(Object.keys(food)).toEqual(Object.keys(restFood));
+    expect(food).toEqual({
+      ...restFood,
+      id: restFood.short_id,
+      children: restFood.children.map((k: Record<string, unknown>) => ({ ...k, id: k.short_id })),
+    });
+    expect(categories.find((c: { slug: string }) => c.slug === "uncategorized")).toMatchObject({
       slug: "uncategorized",
       display_name: "Uncategorized",
       children: [],
@@ -146,7 +161,9 @@ describe("MCP reference tools", () => {
     const admin = withKey(s.adminKey);
     await s.core.tags.createTag({ slug: "vacation", color: "#FF0000" }, admin);
     await s.core.tags.createTag({ displayName: "Reimbursable" }, admin);
-    expect(await call("list_tags")).toEqual({
+    const { tags } = await call("list_tags");
+    for (const t of tags) expect(t.id).toBe(t.short_id);
+    expect({ tags }).toMatchObject({
       tags: [
         // Comes with the built-in rule that tags new transactions (migration 0009).
         { slug: "needs_review", display_name: "Needs review", color: null },

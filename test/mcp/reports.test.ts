@@ -6,6 +6,7 @@ import { insertApiKey } from "../../services/auth/api-keys.js";
 import { query } from "../../services/db/sql.js";
 import { newAccount, newTransactions, newUser } from "../helpers/ledger.js";
 import { startStack, type Stack } from "../helpers/stack.js";
+import { listedReport } from "../../gateways/shared/report-json.js";
 
 // submit_report, list_reports and get_report through a real MCP client over Streamable HTTP.
 
@@ -94,7 +95,10 @@ describe("report tools", () => {
       author: "Claude (weekly review)",
       transaction_ids: [t1],
     });
-    expect(r).toEqual({
+    // The REST report object with `id` the short id (docs/contract.md, "Identifiers").
+    const report = r.report as Record<string, unknown>;
+    expect(report.id).toBe(report.short_id);
+    expect(r).toMatchObject({
       report: {
         id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
         title: "Netflix went up",
@@ -108,6 +112,12 @@ describe("report tools", () => {
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
       },
     });
+    // Exactly REST's fields, the body left out as submit_report promises.
+    expect(Object.keys(report).sort()).toEqual(
+      Object.keys(listedReport.shape)
+        .filter((k) => k !== "body")
+        .sort(),
+    );
     const [row] = await query<{ created_by_type: string; body: string }>(
       s.orm.em.fork(),
       `select created_by_type, body from reports`,

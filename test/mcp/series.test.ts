@@ -99,7 +99,10 @@ describe("MCP series tools", () => {
 
   it("list_series, get_series with recent transactions, update_series", async () => {
     const [music] = (await ok(reader, "list_series", { status: "active" })).series;
-    expect(music).toMatchObject({ name: "Music", status: "active", counterparty: null });
+    // The REST shape of a series, with `id` the short id (docs/contract.md, "Identifiers").
+    expect(music).toMatchObject({ name: "Music", status: "active", counterparty_name: null, counterparty_id: null });
+    expect(music.id).toBe(music.short_id);
+    expect(music.id).toMatch(/^[0-9A-Za-z]{8}$/);
     const got = await ok(reader, "get_series", { id: music.id, recent: 3 });
     expect(got.series).toEqual(music);
     expect(got.recent_transactions.map((t: { id: string }) => t.id)).toEqual([...spotify].reverse().slice(0, 3));

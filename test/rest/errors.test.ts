@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildRestApp } from "../../gateways/rest/app.js";
-import type { RestRoute } from "../../gateways/rest/route.js";
+import { z } from "zod";
+import { defineRoute, type RestRoute } from "../../gateways/rest/route.js";
 import { VERSION } from "../../common/version.js";
 import { expectEnvelope, key } from "../helpers/rest.js";
 import { startStack, type Stack } from "../helpers/stack.js";
@@ -17,24 +18,18 @@ const testRoutes: RestRoute[] = [
       throw new Error("secret internals: select * from api_keys at /work/main/services/x.ts:12");
     },
   },
-  {
+  defineRoute({
     method: "GET",
     url: "/api/v1/typed",
-    schema: {
-      querystring: {
-        type: "object",
-        properties: {
-          limit: { type: "integer", minimum: 1, maximum: 500 },
-          pending: { type: "boolean" },
-          sort: { type: "string", enum: ["date", "amount"] },
-        },
-        additionalProperties: false,
-      },
+    query: {
+      limit: z.number().int().min(1).max(500).optional(),
+      pending: z.boolean().optional(),
+      sort: z.enum(["date", "amount"]).optional(),
     },
     async handler({ query }) {
       return { query };
     },
-  },
+  }),
 ];
 
 beforeAll(async () => {

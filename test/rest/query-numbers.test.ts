@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 const numericQueryParams = allRoutes.flatMap((r) =>
-  Object.entries(r.schema?.querystring?.properties ?? {})
+  Object.entries(r.doc?.querystring?.properties ?? {})
     .filter(([, p]) => typeof p === "object" && ["integer", "number"].some((t) => [p.type].flat().includes(t as never)))
     .map(([name]) => [`${r.method} ${r.url}`, name] as const),
 );

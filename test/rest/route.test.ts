@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { z } from "zod";
 import { VERSION } from "../../common/version.js";
 import { buildRestApp } from "../../gateways/rest/app.js";
-import { bodySchemaOf, defineRoute, type ParamsOf } from "../../gateways/rest/route.js";
+import { defineRoute, type ParamsOf } from "../../gateways/rest/route.js";
 import { allRoutes } from "../../gateways/rest/routes/index.js";
 import type { CoreClients } from "../../gateways/shared/core-client.js";
 import { expectEnvelope } from "../helpers/rest.js";
@@ -47,7 +47,7 @@ afterAll(async () => {
 const post = (payload: object) =>
   app.inject({ method: "POST", url: "/api/v1/echo", payload, headers: { "x-api-key": "cf_x" } });
 
-describe("defineRoute: zod shapes, validated by ajv", () => {
+describe("defineRoute: zod shapes, validated by zod", () => {
   it("names path parameters from the URL", () => {
     expectTypeOf<ParamsOf<"/t/:id/comments/:cid">>().toEqualTypeOf<{ id: string } & { cid: string }>();
     expectTypeOf<ParamsOf<"/t">>().toEqualTypeOf<Record<never, never>>();
@@ -68,26 +68,24 @@ describe("defineRoute: zod shapes, validated by ajv", () => {
     expect((await post({ name: "n", note: null, kind: null })).json()).toEqual({
       body: { name: "n", note: null, kind: null },
     });
-    expectEnvelope(await post({ name: "n", count: "5" }), "INVALID_PARAMETER", "count must be number");
-    expectEnvelope(await post({ name: "n", note: 5 }), "INVALID_PARAMETER", "note must be string,null");
-    expectEnvelope(await post({ name: "n", note: "123456" }), "INVALID_PARAMETER", /^note must NOT have more than 5/);
-    expectEnvelope(
-      await post({ name: "n", kind: "c" }),
-      "INVALID_PARAMETER",
-      "kind must be equal to one of the allowed values (a, b)",
-    );
+    expectEnvelope(await post({ name: "n", count: "5" }), "INVALID_PARAMETER", "count must be a number");
+    expectEnvelope(await post({ name: "n", note: 5 }), "INVALID_PARAMETER", "note must be a string");
+    expectEnvelope(await post({ name: "n", note: "123456" }), "INVALID_PARAMETER", "note must be at most 5 characters");
+    expectEnvelope(await post({ name: "n", kind: "c" }), "INVALID_PARAMETER", "kind must be one of a, b");
     expectEnvelope(await post({}), "INVALID_PARAMETER", "name is required");
     expectEnvelope(await post({ name: "n", admin: true }), "INVALID_PARAMETER", "unknown field admin");
   });
 
-  it("writes a nullable field as type [T, null] only where null still passes", () => {
-    expect(bodySchemaOf({ email: z.string().max(320).nullable().optional() })).toEqual({
+  it("documents a nullable field as type [T, null] only where null still passes", () => {
+    const bodyDoc = (body: z.ZodRawShape) =>
+      defineRoute({ method: "POST", url: "/x", body, handler: async () => ({}) }).doc!.body;
+    expect(bodyDoc({ email: z.string().max(320).nullable().optional() })).toEqual({
       type: "object",
       properties: { email: { type: ["string", "null"], maxLength: 320 } },
       additionalProperties: false,
     });
     // An enum constrains null too, so it stays anyOf.
-    expect(bodySchemaOf({ k: z.enum(["a"]).nullable() })).toEqual({
+    expect(bodyDoc({ k: z.enum(["a"]).nullable() })).toEqual({
       type: "object",
       properties: { k: { anyOf: [{ type: "string", enum: ["a"] }, { type: "null" }] } },
       required: ["k"],
@@ -95,18 +93,20 @@ describe("defineRoute: zod shapes, validated by ajv", () => {
     });
   });
 
-  it("gives every route plain JSON Schemas, as the hand-written ones were", () => {
+  it("validates every route's query and body with zod, and documents them as plain JSON Schema", () => {
     for (const r of allRoutes) {
-      for (const schema of Object.values(r.schema ?? {})) {
+      for (const schema of Object.values(r.schema ?? {})) expect(schema).toBeInstanceOf(z.ZodType);
+      for (const part of ["querystring", "body"] as const) {
+        const schema = r.doc?.[part];
+        if (!schema) continue;
         expect(JSON.parse(JSON.stringify(schema))).toEqual(schema);
         expect(schema).not.toHaveProperty("$schema");
         expect(schema.type).toBe("object");
       }
     }
     const users = allRoutes.find((r) => r.method === "POST" && r.url === "/api/v1/users")!;
-    // Compared part by part: fastify marks a schema object it has compiled with a symbol.
     expect(Object.keys(users.schema!)).toEqual(["body"]);
-    expect(users.schema!.body).toEqual({
+    expect(users.doc!.body).toEqual({
       type: "object",
       properties: {
         name: { type: "string", minLength: 1, maxLength: 200 },

@@ -118,7 +118,7 @@ describe("series over REST", () => {
       "/api/v1/series",
       { name: "x", type: "hobby" },
       "INVALID_PARAMETER",
-      /^type must be equal to one of the allowed values/,
+      /^type must be one of /,
     ],
     ["an unknown cadence", "POST", "/api/v1/series", { name: "x", cadence: "daily" }, "INVALID_PARAMETER", /^cadence /],
     ["an unknown status", "POST", "/api/v1/series", { name: "x", status: "gone" }, "INVALID_PARAMETER", /^status /],

@@ -290,7 +290,7 @@ const isStringSchema = (p: JsonSchema | boolean): boolean =>
 
 /** The body's top-level properties that may hold text (or anything), from the route's JSON Schema. */
 function textProperties(route: RestRoute): string[] {
-  const body = route.schema?.body;
+  const body = route.doc?.body;
   if (!body) return [];
   const props = Object.entries(body.properties ?? {}).filter(([, p]) => {
     if (typeof p !== "object") return true;

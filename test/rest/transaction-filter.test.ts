@@ -4,7 +4,7 @@ import { z } from "zod";
 import { VERSION } from "../../common/version.js";
 import { SummarizeTransactionsResponseSchema } from "../../gen/coffer/v1/transactions_pb.js";
 import { buildRestApp } from "../../gateways/rest/app.js";
-import { querystringOf } from "../../gateways/rest/route.js";
+import { querystringDocOf } from "../../gateways/rest/route.js";
 import { transactionReadRoutes } from "../../gateways/rest/routes/transactions-read.js";
 import type { CoreClients } from "../../gateways/shared/core-client.js";
 import {
@@ -53,11 +53,13 @@ async function sent(url: string) {
 
 describe("REST transaction filters from the shared zod definition", () => {
   it("the query schemas are zod's JSON Schema of the shared shapes, strict, without $schema", () => {
-    const schemaOf = (url: string) => transactionReadRoutes.find((r) => r.url === url)!.schema!.querystring;
+    const schemaOf = (url: string) => transactionReadRoutes.find((r) => r.url === url)!.doc!.querystring;
     const filters = transactionFilterShape.rest;
-    expect(schemaOf("/api/v1/transactions")).toEqual(querystringOf({ ...filters, ...transactionListShape }));
-    expect(schemaOf("/api/v1/transactions/count")).toEqual(querystringOf(filters));
-    expect(schemaOf("/api/v1/transactions/summary")).toEqual(querystringOf({ ...filters, ...transactionSummaryShape }));
+    expect(schemaOf("/api/v1/transactions")).toEqual(querystringDocOf({ ...filters, ...transactionListShape }));
+    expect(schemaOf("/api/v1/transactions/count")).toEqual(querystringDocOf(filters));
+    expect(schemaOf("/api/v1/transactions/summary")).toEqual(
+      querystringDocOf({ ...filters, ...transactionSummaryShape }),
+    );
     const list = schemaOf("/api/v1/transactions") as Record<string, any>;
     expect(list.$schema).toBeUndefined();
     expect(list.additionalProperties).toBe(false);

@@ -1,28 +1,17 @@
 import { z } from "zod";
-import { decimalNumber } from "../../shared/rest-json.js";
+import { AccountSchema } from "../../../gen/coffer/v1/accounts_pb.js";
+import { CategorySchema } from "../../../gen/coffer/v1/categories_pb.js";
+import { TagSchema } from "../../../gen/coffer/v1/tags_pb.js";
+import { restShapeOf, toMcp } from "../../shared/rest-json.js";
 import { defineTool } from "../tool.js";
-
-const account = z.object({
-  id: z.string().describe("short id (use as account_id elsewhere)"),
-  name: z.string(),
-  type: z.string().describe("depository, credit, loan, investment or other"),
-  subtype: z.string().nullable(),
-  mask: z.string().nullable(),
-  iso_currency_code: z.string(),
-  balance_current: z
-    .number()
-    .nullable()
-    .describe("in the account's currency; never add balances of different currencies"),
-  user_id: z.string().describe("short id of the owner"),
-  user_name: z.string(),
-});
 
 export const listAccounts = defineTool({
   name: "list_accounts",
   title: "List accounts",
   description:
     "The household's bank and manual accounts with owner, currency and current balance. " +
-    "Hidden accounts are left out unless include_hidden is true.",
+    "Hidden accounts are left out unless include_hidden is true. Each account's id is its short id (use it " +
+    "as account_id elsewhere); balances are in the account's currency: never add balances of different currencies.",
   readOnly: true,
   inputSchema: {
     user_id: z
@@ -32,29 +21,15 @@ export const listAccounts = defineTool({
       .describe("only this household member's accounts (short id or UUID; see list_users)"),
     include_hidden: z.boolean().optional().describe("also list accounts the household has hidden"),
   },
-  outputSchema: { accounts: z.array(account) },
+  outputSchema: { accounts: z.array(restShapeOf(AccountSchema)) },
   async handler(core, opts, args) {
     const r = await core.accounts.listAccounts(
       { userId: args.user_id, includeHidden: args.include_hidden ?? false },
       opts,
     );
-    return {
-      accounts: r.accounts.map((a) => ({
-        id: a.shortId,
-        name: a.name,
-        type: a.type,
-        subtype: a.subtype ?? null,
-        mask: a.mask ?? null,
-        iso_currency_code: a.isoCurrencyCode,
-        balance_current: decimalNumber(a.balanceCurrent),
-        user_id: a.userId,
-        user_name: a.userName,
-      })),
-    };
+    return { accounts: r.accounts.map((a) => toMcp(AccountSchema, a)) };
   },
 });
-
-const childCategory = z.object({ slug: z.string(), display_name: z.string() });
 
 export const listCategories = defineTool({
   name: "list_categories",
@@ -64,16 +39,10 @@ export const listCategories = defineTool({
     "Use the slugs to filter or categorize transactions; filtering by a top-level slug includes its children.",
   readOnly: true,
   inputSchema: {},
-  outputSchema: { categories: z.array(childCategory.extend({ children: z.array(childCategory) })) },
+  outputSchema: { categories: z.array(restShapeOf(CategorySchema)) },
   async handler(core, opts) {
     const r = await core.categories.listCategories({}, opts);
-    return {
-      categories: r.categories.map((c) => ({
-        slug: c.slug,
-        display_name: c.displayName,
-        children: c.children.map((k) => ({ slug: k.slug, display_name: k.displayName })),
-      })),
-    };
+    return { categories: r.categories.map((c) => toMcp(CategorySchema, c)) };
   },
 });
 
@@ -83,12 +52,10 @@ export const listTags = defineTool({
   description: "Every tag in use in the household, by slug. Use the slugs to filter or tag transactions.",
   readOnly: true,
   inputSchema: {},
-  outputSchema: {
-    tags: z.array(z.object({ slug: z.string(), display_name: z.string(), color: z.string().nullable() })),
-  },
+  outputSchema: { tags: z.array(restShapeOf(TagSchema)) },
   async handler(core, opts) {
     const r = await core.tags.listTags({}, opts);
-    return { tags: r.tags.map((t) => ({ slug: t.slug, display_name: t.displayName, color: t.color ?? null })) };
+    return { tags: r.tags.map((t) => toMcp(TagSchema, t)) };
   },
 });
 

@@ -1,45 +1,13 @@
 import { REPORT_PRIORITIES } from "../../../common/enums.js";
 import type { Report } from "../../../gen/coffer/v1/reports_pb.js";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
 import { reportFilterShape } from "../../shared/report-filter.js";
+import { listedReport, reportMcp } from "../../shared/report-json.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
-const reportRef = z.object({
-  transaction_id: z.string().describe("short id of the transaction"),
-  deleted: z.boolean().describe("the transaction has been deleted since the report was written"),
-});
-
-/** A report as tools show it: the short id as id, and the body only when it was asked for. */
-const report = z.object({
-  id: z.string().describe("short id"),
-  title: z.string(),
-  priority: z.string().describe("info, warning or critical"),
-  tags: z.array(z.string()),
-  author: z.string().nullable(),
-  created_by_type: z.string().describe("user, agent or system: who created it, from the key it used"),
-  created_by_name: z.string().describe("name of the key that created it"),
-  transactions: z.array(reportRef),
-  read_at: z.string().nullable().describe("when someone marked it read; null while unread"),
-  created_at: z.string(),
-  body: z.string().optional().describe("Markdown"),
-});
-
-function present(r: Report, withBody: boolean): z.input<typeof report> {
-  return {
-    id: r.shortId,
-    title: r.title,
-    priority: r.priority,
-    tags: r.tags,
-    author: r.author ?? null,
-    created_by_type: r.createdByType,
-    created_by_name: r.createdByName,
-    transactions: r.transactions.map((t) => ({ transaction_id: t.transactionId, deleted: t.deleted })),
-    read_at: r.readAt ? timestampDate(r.readAt).toISOString() : null,
-    created_at: timestampDate(r.createdAt!).toISOString(),
-    ...(withBody ? { body: r.body } : {}),
-  };
-}
+/** A report as REST shows it, with `id` the short id; the body only when it was asked for. */
+const report = listedReport;
+const present = (r: Report, withBody: boolean) => reportMcp(r, withBody) as z.input<typeof report>;
 
 export const submitReport = defineTool({
   name: "submit_report",

@@ -12,6 +12,7 @@ import {
   valueOf,
 } from "../../shared/rules.js";
 import { defineTool, type ToolDef } from "../tool.js";
+import { describeGrammar } from "../../../common/rule-grammar.js";
 
 /** A rule as agents see it; `id` is the short id (what every rule tool takes). */
 export const ruleShape = {
@@ -92,18 +93,8 @@ export const queryTransactionRules = defineTool({
   },
 });
 
-export const conditionsArg = z
-  .record(z.string(), z.unknown())
-  .describe(
-    "condition tree: a leaf {field, op, value} (approx adds tolerance; between takes min and max), or " +
-      "{and: [...]}, {or: [...]}, {not: {...}}, up to 10 deep; {} matches everything. Fields: provider_name, " +
-      "provider_merchant_name, amount, provider_category_primary, provider_category_detailed, pending, provider, " +
-      "account_id, user_id, day_of_month, month, day_of_week (1 = Monday), day_of_year, account_name, user_name, " +
-      "category, tags, series, in_series, counterparty, has_counterparty, metadata.<key>. Strings: eq, neq, " +
-      "contains, not_contains, matches (RE2), in; numbers: eq, neq, gt, gte, lt, lte, approx, between; booleans: " +
-      "eq, neq; tags: contains, not_contains, in; metadata: all of these plus exists, not_exists. Strings compare " +
-      "case-insensitively (matches is case-sensitive unless (?i)). Match on the raw provider fields.",
-  );
+/** A condition tree, described to the agent from the one grammar table. */
+export const conditionsArg = z.record(z.string(), z.unknown()).describe(describeGrammar());
 
 /** The preview as REST renders it (toRest): declared loosely for the handler, checked by the server. */
 const previewShape: z.ZodRawShape = {

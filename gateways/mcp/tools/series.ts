@@ -2,56 +2,21 @@ import { z } from "zod";
 import { SERIES_CADENCES, SERIES_STATUSES, SERIES_TYPES } from "../../../common/series.js";
 import {
   ListUpcomingChargesResponseSchema,
+  SeriesSchema,
   type Series,
   type SeriesProposal,
 } from "../../../gen/coffer/v1/series_pb.js";
 import { amountTextOrNumber, date, ref } from "../../shared/params.js";
-import { decimalNumber, toRest } from "../../shared/rest-json.js";
+import { decimalNumber, restShapeOf, toMcp, toRest } from "../../shared/rest-json.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
 const type = z.enum(SERIES_TYPES);
 const cadence = z.enum(SERIES_CADENCES);
 const status = z.enum(SERIES_STATUSES);
 
-const series = z.object({
-  id: z.string().describe("short id (use as series_id elsewhere)"),
-  name: z.string(),
-  type: z.string().describe("subscription, bill, loan, income or other"),
-  cadence: z.string().describe("weekly, biweekly, monthly, quarterly, yearly or irregular"),
-  expected_amount: z.number().describe("signed like transactions: positive = money out"),
-  amount_tolerance: z.number(),
-  iso_currency_code: z.string(),
-  status: z.string().describe("active, paused or ended"),
-  last_seen_date: z.string().nullable(),
-  next_expected_date: z.string().nullable(),
-  source: z.string().describe("detected or manual"),
-  confidence: z.number().nullable().describe("0-1, for detected series"),
-  reason: z.string().nullable().describe("why the detector proposed it"),
-  counterparty: z.string().nullable(),
-  counterparty_id: z.string().nullable(),
-  transaction_count: z.number().int(),
-});
-
-function seriesOut(s: Series): z.input<typeof series> {
-  return {
-    id: s.shortId,
-    name: s.name,
-    type: s.type,
-    cadence: s.cadence,
-    expected_amount: decimalNumber(s.expectedAmount)!,
-    amount_tolerance: decimalNumber(s.amountTolerance)!,
-    iso_currency_code: s.isoCurrencyCode,
-    status: s.status,
-    last_seen_date: s.lastSeenDate ?? null,
-    next_expected_date: s.nextExpectedDate ?? null,
-    source: s.source,
-    confidence: s.confidence ?? null,
-    reason: s.reason ?? null,
-    counterparty: s.counterpartyName ?? null,
-    counterparty_id: s.counterpartyId ?? null,
-    transaction_count: Number(s.transactionCount),
-  };
-}
+/** A series as REST shows it (restShapeOf), with `id` the short id (toMcp; use it as series_id elsewhere). */
+const series = restShapeOf(SeriesSchema);
+const seriesOut = (s: Series) => toMcp(SeriesSchema, s);
 
 export const listSeries = defineTool({
   name: "list_series",

@@ -1,12 +1,15 @@
-import { CONNECTION_STATUSES } from "../../../common/enums.js";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
-import type { Connection } from "../../../gen/coffer/v1/sync_pb.js";
+import { CONNECTION_STATUSES } from "../../../common/enums.js";
+import { connectionJson, listedConnection } from "../../shared/connection-json.js";
+import { asMcp } from "../../shared/rest-json.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
 const status = z.enum(CONNECTION_STATUSES);
 
-/** A connection as GET /api/v1/connections lists it, with `id` as the short id (as in every tool's output). */
+/**
+ * A connection as GET /api/v1/connections lists it (the same presenter), with `id` the short id
+ * (asMcp). The fields are described here for agents; the server checks every result against them.
+ */
 const connection = z.object({
   id: z.string().describe("short id of the connection"),
   short_id: z.string(),
@@ -26,26 +29,6 @@ const connection = z.object({
   updated_at: z.string(),
 });
 
-const iso = (t: Connection["createdAt"]) => (t ? timestampDate(t).toISOString() : null);
-
-function present(c: Connection): z.input<typeof connection> {
-  return {
-    id: c.shortId,
-    short_id: c.shortId,
-    institution_name: c.institutionName,
-    institution_id: c.institutionId,
-    provider: c.provider,
-    status: status.parse(c.status),
-    last_synced_at: iso(c.lastSyncedAt),
-    error_code: c.errorCode ?? null,
-    error_message: c.errorMessage ?? null,
-    user_id: c.userId,
-    user_name: c.userName,
-    created_at: iso(c.createdAt)!,
-    updated_at: iso(c.updatedAt)!,
-  };
-}
-
 export const getSyncStatus = defineTool({
   name: "get_sync_status",
   title: "Sync status",
@@ -56,7 +39,8 @@ export const getSyncStatus = defineTool({
   inputSchema: {},
   outputSchema: { connections: z.array(connection) },
   async handler(core, opts) {
-    return { connections: (await core.connections.listConnections({}, opts)).connections.map(present) };
+    const r = await core.connections.listConnections({}, opts);
+    return { connections: r.connections.map((c) => asMcp(listedConnection(c)) as z.input<typeof connection>) };
   },
 });
 
@@ -71,7 +55,11 @@ export const listConnections = defineTool({
   outputSchema: { connections: z.array(connection.extend({ paused: z.boolean() })) },
   async handler(core, opts) {
     const r = await core.connections.listConnections({}, opts);
-    return { connections: r.connections.map((c) => ({ ...present(c), paused: c.paused })) };
+    return {
+      connections: r.connections.map(
+        (c) => asMcp(connectionJson(c)) as z.input<typeof connection> & { paused: boolean },
+      ),
+    };
   },
 });
 
@@ -86,7 +74,10 @@ export const triggerSync = defineTool({
   outputSchema: { status: z.literal("queued"), connection: connection },
   async handler(core, opts, args) {
     const r = await core.connections.syncConnection({ id: args.id }, opts);
-    return { status: "queued" as const, connection: present(r.connection!) };
+    return {
+      status: "queued" as const,
+      connection: asMcp(listedConnection(r.connection!)) as z.input<typeof connection>,
+    };
   },
 });
 

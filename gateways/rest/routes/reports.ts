@@ -1,16 +1,11 @@
 import { z } from "zod";
 import { ReportSchema } from "../../../gen/coffer/v1/reports_pb.js";
 import { reportFilterShape } from "../../shared/report-filter.js";
+import { listedReport, reportJson } from "../../shared/report-json.js";
 import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRoute, type RestRoute } from "../route.js";
 
 // The body's fields are only typed here: the core judges lengths, priority, slugs and ids (VALIDATION_ERROR).
-
-/** A report in the list: its body only when `fields=body` asked for it (a list of 1,000 bodies is megabytes). */
-const listedReport = restShapeOf(ReportSchema)
-  .omit({ body: true })
-  .extend({ body: z.string().optional().describe("Markdown; only with fields=body") })
-  .meta({ id: "ListedReport" });
 
 /** Reports: {id} is a UUID or short id. */
 export const reportRoutes: RestRoute[] = [
@@ -27,10 +22,7 @@ export const reportRoutes: RestRoute[] = [
       const includeBody = fields === "body";
       const r = await core.reports.listReports({ ...filter, includeBody }, opts);
       return {
-        reports: r.reports.map((m) => {
-          const { body, ...light } = toRest(ReportSchema, m);
-          return includeBody ? { ...light, body } : light;
-        }),
+        reports: r.reports.map((m) => reportJson(m, includeBody)),
         truncated: r.truncated,
       };
     },

@@ -1,7 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { z } from "zod";
 import {
-  ConnectionSchema,
   PreviewCsvImportResponseSchema,
   ProviderSchema,
   SyncLogSchema,
@@ -10,34 +9,11 @@ import {
   type LinkSession,
 } from "../../../gen/coffer/v1/sync_pb.js";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { connectionJson, listedConnection, listedShape } from "../../shared/connection-json.js";
 import { ref } from "../../shared/params.js";
 import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRawRoute, defineRoute, NO_CONTENT, type RestRoute } from "../route.js";
 
-/** The fields of a connection in GET /api/v1/connections: exactly these, in this order. */
-const LISTED = [
-  "id",
-  "short_id",
-  "institution_name",
-  "institution_id",
-  "provider",
-  "status",
-  "last_synced_at",
-  "error_code",
-  "error_message",
-  "user_id",
-  "user_name",
-  "created_at",
-  "updated_at",
-] as const;
-
-/** A connection as the listing shows it. */
-export function listedConnection(c: Connection) {
-  const all = toRest(ConnectionSchema, c);
-  return Object.fromEntries(LISTED.map((k) => [k, all[k]]));
-}
-
-const listedShape = z.object(Object.fromEntries(LISTED.map((k) => [k, restShapeOf(ConnectionSchema).shape[k]])));
 /** A single connection (GET /connections/{id} and every write): the listing's fields and `paused`. */
 const connectionShape = listedShape.extend({ paused: z.boolean() });
 const linkSessionShape = z.object({ link_token: z.string(), expiration: z.iso.datetime() });
@@ -45,7 +21,7 @@ const pageOf = (key: string, item: z.ZodType) =>
   z.object({ [key]: z.array(item), next_cursor: z.string(), has_more: z.boolean() });
 
 /** A single connection (GET /connections/{id} and every write): the listing's fields and `paused`. */
-const connection = (c: Connection | undefined) => ({ ...listedConnection(c!), paused: c!.paused });
+const connection = (c: Connection | undefined) => connectionJson(c!);
 
 const linkSession = (s: LinkSession) => ({
   link_token: s.linkToken,

@@ -2,22 +2,24 @@ import { dayOfMonth, dayOfWeek, dayOfYear, monthOf } from "../../../common/days.
 import { loweredField as lowered, type TransactionContext as Ctx } from "./context.js";
 
 /**
- * The fields a condition may name, each with its value kind (which decides
- * the operators it takes) and how to read it from a context. One table: the
- * validator, the evaluator, the context loader's projection and the docs all
- * follow it.
+ * The fields a condition may name, as the engine reads them: the grammar
+ * (common/rule-grammar.ts) says what each field is, its value kind and unit;
+ * this module says how to read it from a context. The validator, the
+ * evaluator and the context loader's projection follow this table.
  */
 
-export type FieldClass = "raw" | "surrogate" | "date" | "display";
+import {
+  METADATA_KEY,
+  METADATA_PREFIX,
+  RULE_FIELDS,
+  type FieldClass,
+  type GrammarField,
+  type NumberUnit,
+  type RuleFieldName,
+} from "../../../common/rule-grammar.js";
 
-/** How a numeric field's values are written and compared. */
-export type NumberUnit =
-  /** Amounts: exact decimals with at most 2 places, compared as integer cents. */
-  | { kind: "cents" }
-  /** Date parts: whole numbers in a range. */
-  | { kind: "integer"; min: number; max: number }
-  /** Metadata numbers: any finite JSON number. */
-  | { kind: "real" };
+export type { FieldClass, NumberUnit, ValueKind } from "../../../common/rule-grammar.js";
+export { FIELD_NAMES, METADATA_KEY, METADATA_PREFIX } from "../../../common/rule-grammar.js";
 
 interface Base {
   name: string;
@@ -58,58 +60,59 @@ export interface MetadataField extends Base {
 }
 
 export type Field = StringField | NumberField | BooleanField | TagsField | MetadataField;
-export type ValueKind = Field["kind"];
-
-function str(name: string, cls: FieldClass, get: (ctx: Ctx) => string | null | undefined, exact = false): StringField {
-  return { name, class: cls, kind: "string", exact, get, lower: (ctx) => lowered(ctx, name, get(ctx) ?? "") };
-}
-
-function num(name: string, cls: FieldClass, unit: NumberUnit, get: (ctx: Ctx) => number | undefined): NumberField {
-  return { name, class: cls, kind: "number", unit, get };
-}
-
-function bool(name: string, cls: FieldClass, get: (ctx: Ctx) => boolean | undefined): BooleanField {
-  return { name, class: cls, kind: "boolean", get };
-}
 
 const datePart = (f: (day: number) => number) => (ctx: Ctx) => (ctx.day === undefined ? undefined : f(ctx.day));
 
-const FIELD_LIST: Field[] = [
-  // Raw, immutable after import: what rules should match on.
-  str("provider_name", "raw", (c) => c.providerName),
-  str("provider_merchant_name", "raw", (c) => c.providerMerchantName),
-  num("amount", "raw", { kind: "cents" }, (c) => c.amountCents),
-  str("provider_category_primary", "raw", (c) => c.providerCategoryPrimary),
-  str("provider_category_detailed", "raw", (c) => c.providerCategoryDetailed),
-  bool("pending", "raw", (c) => c.pending),
-  str("provider", "raw", (c) => c.provider),
-  // Stable surrogates (short ids).
-  str("account_id", "surrogate", (c) => c.accountId, true),
-  str("user_id", "surrogate", (c) => c.userId, true),
-  // Derived from the transaction date.
-  num("day_of_month", "date", { kind: "integer", min: 1, max: 31 }, datePart(dayOfMonth)),
-  num("month", "date", { kind: "integer", min: 1, max: 12 }, datePart(monthOf)),
-  num("day_of_week", "date", { kind: "integer", min: 1, max: 7 }, datePart(dayOfWeek)),
-  num("day_of_year", "date", { kind: "integer", min: 1, max: 366 }, datePart(dayOfYear)),
-  // Mutable display values: for chaining rules, not as the primary match.
-  str("account_name", "display", (c) => c.accountName),
-  str("user_name", "display", (c) => c.userName),
-  str("category", "display", (c) => c.category),
-  { name: "tags", class: "display", kind: "tags", get: (c) => c.tags },
-  str("series", "display", (c) => c.series, true),
-  bool("in_series", "display", (c) => c.inSeries),
-  str("counterparty", "display", (c) => c.counterparty),
-  bool("has_counterparty", "display", (c) => (c.counterparty === undefined ? undefined : c.counterparty !== null)),
-];
+/** How each named field is read from a context (undefined: the context does not hold it). */
+const READ = {
+  provider_name: (c) => c.providerName,
+  provider_merchant_name: (c) => c.providerMerchantName,
+  amount: (c) => c.amountCents,
+  provider_category_primary: (c) => c.providerCategoryPrimary,
+  provider_category_detailed: (c) => c.providerCategoryDetailed,
+  pending: (c) => c.pending,
+  provider: (c) => c.provider,
+  account_id: (c) => c.accountId,
+  user_id: (c) => c.userId,
+  day_of_month: datePart(dayOfMonth),
+  month: datePart(monthOf),
+  day_of_week: datePart(dayOfWeek),
+  day_of_year: datePart(dayOfYear),
+  account_name: (c) => c.accountName,
+  user_name: (c) => c.userName,
+  category: (c) => c.category,
+  tags: (c) => c.tags,
+  series: (c) => c.series,
+  in_series: (c) => c.inSeries,
+  counterparty: (c) => c.counterparty,
+  has_counterparty: (c) => (c.counterparty === undefined ? undefined : c.counterparty !== null),
+} satisfies Record<RuleFieldName, (ctx: Ctx) => unknown>;
 
-export const FIELDS: ReadonlyMap<string, Field> = new Map(FIELD_LIST.map((f) => [f.name, f]));
+/** One grammar field with its reader. The grammar's kind says which reader type READ holds for it. */
+function fieldOf(g: GrammarField & { name: RuleFieldName }): Field {
+  const base = { name: g.name, class: g.class };
+  const read = READ[g.name] as (ctx: Ctx) => never;
+  switch (g.kind) {
+    case "string":
+      return {
+        ...base,
+        kind: "string",
+        exact: g.exact === true,
+        get: read,
+        lower: (ctx) => lowered(ctx, g.name, read(ctx) ?? ""),
+      };
+    case "number":
+      return { ...base, kind: "number", unit: g.unit ?? { kind: "real" }, get: read };
+    case "boolean":
+      return { ...base, kind: "boolean", get: read };
+    case "tags":
+      return { ...base, kind: "tags", get: read };
+    case "metadata":
+      throw new Error(`${g.name}: metadata fields are named by key, not listed`);
+  }
+}
 
-export const METADATA_PREFIX = "metadata.";
-/** Metadata keys as transactions store them (services/ledger/transactions/metadata.ts). */
-export const METADATA_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
-
-/** Every field name a condition may use, for messages and docs ("metadata.<key>" last). */
-export const FIELD_NAMES: readonly string[] = [...FIELDS.keys(), `${METADATA_PREFIX}<key>`];
+export const FIELDS: ReadonlyMap<string, Field> = new Map(RULE_FIELDS.map((g) => [g.name, fieldOf(g)]));
 
 function metadataField(key: string): MetadataField {
   return {

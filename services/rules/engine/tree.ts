@@ -2,12 +2,13 @@ import { checkCharacters } from "../../../common/text.js";
 import { loweredField, type TransactionContext } from "./context.js";
 import { RuleValidationError, kindOf, shown } from "./errors.js";
 import { FIELD_NAMES, fieldNamed, type Field, type ValueKind } from "./fields.js";
-import { BOOLEAN_OPS, compileBoolean } from "./operators/boolean.js";
+import { MAX_DEPTH, OPERATORS } from "../../../common/rule-grammar.js";
+import { compileBoolean } from "./operators/boolean.js";
 import { refuse, type Leaf, type Where } from "./operators/leaf.js";
-import { METADATA_OPS, compileMetadata, metadataText } from "./operators/metadata.js";
-import { NUMBER_OPS, compileNumber } from "./operators/number.js";
-import { STRING_OPS, compileString } from "./operators/string.js";
-import { TAGS_OPS, compileTags } from "./operators/tags.js";
+import { compileMetadata, metadataText } from "./operators/metadata.js";
+import { compileNumber } from "./operators/number.js";
+import { compileString } from "./operators/string.js";
+import { compileTags } from "./operators/tags.js";
 
 /**
  * The condition grammar: validation and compilation in one walk. A tree is
@@ -18,8 +19,7 @@ import { TAGS_OPS, compileTags } from "./operators/tags.js";
  * objects, cents), so evaluating never parses anything again.
  */
 
-/** Deepest nesting: a leaf alone is depth 1, `{not: leaf}` depth 2. */
-export const MAX_DEPTH = 10;
+export { MAX_DEPTH };
 /** Most nodes (leaves and combinators) in one tree. */
 export const MAX_NODES = 500;
 
@@ -56,14 +56,7 @@ export interface CompiledConditions {
   fields: ReadonlySet<string>;
 }
 
-const OPS_BY_KIND: Record<ValueKind, readonly string[]> = {
-  string: STRING_OPS,
-  number: NUMBER_OPS,
-  boolean: BOOLEAN_OPS,
-  tags: TAGS_OPS,
-  metadata: METADATA_OPS,
-};
-const ALL_OPS = new Set(Object.values(OPS_BY_KIND).flat());
+const ALL_OPS = new Set(Object.values(OPERATORS).flat());
 const KIND_NAME: Record<ValueKind, string> = {
   string: "string",
   number: "numeric",
@@ -133,7 +126,7 @@ class Compiler {
     if (typeof raw.op !== "string") throw new RuleValidationError(at, `op must be a string, got ${kindOf(raw.op)}`);
     const op = raw.op;
     if (!ALL_OPS.has(op)) throw new RuleValidationError(at, `unknown operator ${shown(op)}`);
-    if (!OPS_BY_KIND[field.kind].includes(op)) {
+    if (!OPERATORS[field.kind].includes(op)) {
       throw new RuleValidationError(
         at,
         `operator ${shown(op)} is not valid for ${KIND_NAME[field.kind]} field ${shown(field.name)}`,

@@ -1436,7 +1436,7 @@ export interface components {
         };
         ListedReport: {
             author: string | null;
-            /** @description Markdown; only with fields=body */
+            /** @description Markdown; only when asked for */
             body?: string;
             /** Format: date-time */
             created_at: string | null;

@@ -39,11 +39,14 @@ function errorOf(result: FetchResult): ApiError {
   return new ApiError(response.status, code, message, response.headers.get("Retry-After") ?? undefined);
 }
 
+/** The success body of an openapi-fetch result, as the generated paths type it. */
+export type AnswerOf<R> = R extends { data?: infer D } ? Exclude<D, undefined> : never;
+
 /**
- * Awaits an openapi-fetch call and returns its body as T, or throws an ApiError.
- * T names the answer's shape (api/types.ts); the call itself is checked against the generated paths.
+ * Awaits an openapi-fetch call and returns its success body, typed from the
+ * generated paths (no cast at the call site), or throws an ApiError.
  */
-export async function call<T>(request: Promise<FetchResult>): Promise<T> {
+export async function call<R extends FetchResult>(request: Promise<R>): Promise<AnswerOf<R>> {
   let result: FetchResult;
   try {
     result = await request;
@@ -55,5 +58,6 @@ export async function call<T>(request: Promise<FetchResult>): Promise<T> {
     if (err.status === 401 && onUnauthorized) onUnauthorized();
     throw err;
   }
-  return result.data as T;
+  // A success answer is the body the path's 2XX response describes (response-check.ts holds the gateway to it).
+  return result.data as AnswerOf<R>;
 }

@@ -1,8 +1,9 @@
 // Display only: amounts arrive as JSON numbers with at most two decimals and are never added up here.
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 
-/** An amount in its own currency ("$4.75", "-€12.00"). */
-export function money(amount: number, currency: string): string {
+/** An amount in its own currency ("$4.75", "-€12.00"); a dash where the API gives none (null). */
+export function money(amount: number | null, currency: string): string {
+  if (amount === null) return "—";
   let f = moneyFormats.get(currency);
   if (!f) {
     try {

@@ -4,14 +4,10 @@ import { api, ApiError, call, setUnauthorizedHandler } from "./api";
 import { ErrorMessage, Loading } from "./errors";
 import { matchRoute, navigate, useLocation } from "./router";
 
+import type { Session } from "../api/schemas";
+
 /** GET /api/v1/auth/session: who is signed in, and with which scope. */
-export interface Session {
-  user_id: string;
-  user_name: string;
-  email: string;
-  role: "admin" | "editor" | "viewer";
-  scope: "full_access" | "read_only";
-}
+export type { Session };
 
 const SessionContext = createContext<Session | null>(null);
 
@@ -44,7 +40,7 @@ export function SessionGate({ children }: { children: ReactNode }) {
   const isPublic = matchRoute(pathname)?.route.public === true;
   const session = useQuery({
     queryKey: SESSION_KEY,
-    queryFn: () => call<Session>(api.GET("/api/v1/auth/session", {})),
+    queryFn: () => call(api.GET("/api/v1/auth/session", {})),
     retry: false,
     staleTime: 5 * 60_000,
   });
@@ -78,7 +74,7 @@ export function SessionGate({ children }: { children: ReactNode }) {
 
 /** Ends the session and goes to the sign-in page. */
 export async function signOut(queryClient: ReturnType<typeof useQueryClient>): Promise<void> {
-  await call<unknown>(api.POST("/api/v1/auth/logout", { body: {} }));
+  await call(api.POST("/api/v1/auth/logout", { body: {} }));
   queryClient.clear();
   navigate("/login", { replace: true });
 }

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, call } from "../app/api";
-import type { Category, Tag } from "../app/types";
+import type { Category } from "../api/schemas";
 
 /** A category with its depth in the two-level tree, for <select> lists. */
 export interface FlatCategory {
@@ -29,7 +29,7 @@ export const TAGS_KEY = ["tags"] as const;
 export function useCategories() {
   return useQuery({
     queryKey: CATEGORIES_KEY,
-    queryFn: () => call<{ categories: Category[] }>(api.GET("/api/v1/categories", {})),
+    queryFn: () => call(api.GET("/api/v1/categories", {})),
     staleTime: 60_000,
     select: (r) => ({ tree: r.categories, flat: flatten(r.categories) }),
   });
@@ -38,7 +38,7 @@ export function useCategories() {
 export function useTags() {
   return useQuery({
     queryKey: TAGS_KEY,
-    queryFn: () => call<{ tags: Tag[] }>(api.GET("/api/v1/tags", {})),
+    queryFn: () => call(api.GET("/api/v1/tags", {})),
     staleTime: 60_000,
     select: (r) => r.tags,
   });

@@ -1,8 +1,8 @@
 import { kindOf, shown } from "../errors.js";
 import type { MetadataField } from "../fields.js";
 import { listValue, refuse, wrongType, MAX_STRING, type Leaf, type Where } from "./leaf.js";
-import { NUMBER_OPS, compileNumber } from "./number.js";
-import { STRING_OPS, compileString } from "./string.js";
+import { compileNumber } from "./number.js";
+import { compileString } from "./string.js";
 
 /**
  * Operators on `metadata.<key>`: exists and not_exists, the string operators
@@ -11,7 +11,6 @@ import { STRING_OPS, compileString } from "./string.js";
  * number). eq and neq compare as numbers when the condition's value is a
  * number, as text otherwise.
  */
-export const METADATA_OPS = [...new Set([...STRING_OPS, ...NUMBER_OPS, "exists", "not_exists"])];
 
 /** A metadata value as text, for the string operators. */
 export function metadataText(present: boolean, v: unknown): string {

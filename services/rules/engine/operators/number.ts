@@ -3,13 +3,12 @@ import type { NumberUnit } from "../fields.js";
 import { refuse, wrongType, type Leaf, type Where } from "./leaf.js";
 
 /**
- * Numeric operators. Amounts compare as integer cents (exact: NUMERIC(12,2)
+ * Numeric operators (NUMBER_OPS in common/rule-grammar.ts). Amounts compare as integer cents (exact: NUMERIC(12,2)
  * fits a double without rounding), date parts as whole numbers, metadata as
  * JSON numbers. approx is |actual − value| ≤ tolerance; between is inclusive.
  * Something that is not a number (a metadata value "n/a") satisfies none of
  * them except neq.
  */
-export const NUMBER_OPS = ["eq", "neq", "gt", "gte", "lt", "lte", "approx", "between"] as const;
 
 export type NumberTest = (n: number) => boolean;
 

@@ -7,7 +7,6 @@ import { listValue, refuse, stringValue, type Leaf, type Where } from "./leaf.js
  * expression, unanchored and case-sensitive unless it says (?i). A field
  * without a value (a null merchant name, an absent metadata key) reads as "".
  */
-export const STRING_OPS = ["eq", "neq", "contains", "not_contains", "matches", "in"] as const;
 
 export interface StringTest {
   /** Whether `test` takes the lower-cased value. */

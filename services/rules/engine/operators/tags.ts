@@ -6,7 +6,6 @@ import { listValue, refuse, wrongType, type Leaf, type Where } from "./leaf.js";
  * tag), not_contains, in (carries at least one of these). Slugs are
  * lower-case, so the values are lower-cased before they are checked.
  */
-export const TAGS_OPS = ["contains", "not_contains", "in"] as const;
 
 function slugValue(where: Where, op: string, v: unknown, key: string): string {
   if (typeof v !== "string") return wrongType(where, key, op, "a tag slug", v);

@@ -1,4 +1,4 @@
-import type { RuleAction } from "../../app/types";
+import type { RuleAction } from "./grammar";
 import { CategorySelect, useTags } from "../taxonomy";
 import { ACTIONS } from "./grammar";
 

@@ -1,4 +1,4 @@
-import type { ConditionLeaf, ConditionNode } from "../../app/types";
+import type { ConditionLeaf, ConditionNode } from "./grammar";
 import {
   FIELDS,
   isAnd,

@@ -1,65 +1,42 @@
-// The condition grammar of rules (docs/rules.md, "Conditions"): fields, their kinds, and the operators
-// each kind takes. The server validates every tree again; this table only drives the builder.
-import type { ConditionLeaf, ConditionNode } from "../../app/types";
+// The rule builder's helpers over the condition grammar (docs/rules.md, "Conditions"), which is generated
+// from the server's own table (web/src/api/rule-grammar.ts). The server validates every tree again.
+import { FIELDS, METADATA_PREFIX, OPERATORS, type Kind } from "../../api/rule-grammar";
 
-export type Kind = "string" | "number" | "boolean" | "tags" | "metadata";
+export { FIELDS, OPERATORS, OP_LABELS, type Kind } from "../../api/rule-grammar";
 
-export const FIELDS: { name: string; kind: Kind; label: string }[] = [
-  { name: "provider_name", kind: "string", label: "bank text (raw name)" },
-  { name: "provider_merchant_name", kind: "string", label: "merchant name (raw)" },
-  { name: "provider_category_primary", kind: "string", label: "provider category" },
-  { name: "provider_category_detailed", kind: "string", label: "provider category, detailed" },
-  { name: "provider", kind: "string", label: "provider" },
-  { name: "amount", kind: "number", label: "amount (positive = money out)" },
-  { name: "pending", kind: "boolean", label: "pending" },
-  { name: "account_id", kind: "string", label: "account id" },
-  { name: "user_id", kind: "string", label: "member id" },
-  { name: "day_of_month", kind: "number", label: "day of month (1-31)" },
-  { name: "month", kind: "number", label: "month (1-12)" },
-  { name: "day_of_week", kind: "number", label: "day of week (1 Mon – 7 Sun)" },
-  { name: "day_of_year", kind: "number", label: "day of year" },
-  { name: "account_name", kind: "string", label: "account name" },
-  { name: "user_name", kind: "string", label: "member name" },
-  { name: "counterparty", kind: "string", label: "counterparty name" },
-  { name: "category", kind: "string", label: "category slug" },
-  { name: "tags", kind: "tags", label: "tags" },
-  { name: "series", kind: "string", label: "recurring series id" },
-  { name: "in_series", kind: "boolean", label: "in a recurring series" },
-  { name: "has_counterparty", kind: "boolean", label: "has a counterparty" },
-  { name: "metadata.", kind: "metadata", label: "metadata key…" },
-];
+/**
+ * The builder's model of a condition tree. The API types `conditions` as any JSON object (the core
+ * judges the tree and names a bad node), so this is the console's own reading of it, not an answer shape.
+ */
+export type ConditionNode =
+  Record<string, never> | { and: ConditionNode[] } | { or: ConditionNode[] } | { not: ConditionNode } | ConditionLeaf;
 
-const STRING_OPS = ["eq", "neq", "contains", "not_contains", "matches", "in"];
-const NUMBER_OPS = ["eq", "neq", "gt", "gte", "lt", "lte", "approx", "between"];
+export interface ConditionLeaf {
+  field: string;
+  op: string;
+  value?: unknown;
+  min?: unknown;
+  max?: unknown;
+  tolerance?: unknown;
+}
 
-export const OPERATORS: Record<Kind, string[]> = {
-  string: STRING_OPS,
-  number: NUMBER_OPS,
-  boolean: ["eq", "neq"],
-  tags: ["contains", "not_contains", "in"],
-  metadata: [...STRING_OPS, ...NUMBER_OPS.filter((o) => o !== "eq" && o !== "neq"), "exists", "not_exists"],
-};
+/**
+ * A stored rule's conditions as the builder's tree. The core validated the tree when it was saved, so
+ * it has this shape; null (no tree) is the empty tree, which matches everything.
+ */
+export function treeOf(conditions: Record<string, unknown> | null): ConditionNode {
+  return (conditions ?? {}) as ConditionNode;
+}
 
-export const OP_LABELS: Record<string, string> = {
-  eq: "is",
-  neq: "is not",
-  contains: "contains",
-  not_contains: "does not contain",
-  matches: "matches regex (RE2)",
-  in: "is one of",
-  gt: ">",
-  gte: "≥",
-  lt: "<",
-  lte: "≤",
-  approx: "is about (± tolerance)",
-  between: "is between",
-  exists: "exists",
-  not_exists: "does not exist",
-};
+/** One action as the editor holds it: its type and that type's fields (ACTIONS below). */
+export interface RuleAction {
+  type: string;
+  [key: string]: unknown;
+}
 
 /** The kind of a leaf's field ("metadata.receipt" is metadata). */
 export function kindOf(field: string): Kind {
-  if (field.startsWith("metadata.")) return "metadata";
+  if (field.startsWith(METADATA_PREFIX)) return "metadata";
   return FIELDS.find((f) => f.name === field)?.kind ?? "string";
 }
 

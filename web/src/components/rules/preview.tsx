@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api, call } from "../../app/api";
 import { ErrorMessage } from "../../app/errors";
 import { money } from "../../app/format";
-import type { ConditionNode, Preview } from "../../app/types";
+import type { ConditionNode } from "./grammar";
 import { useDebounced } from "../use-debounced";
 
 /** Debounce of the live preview: one request once typing pauses. */
@@ -19,7 +19,7 @@ export function RulePreview({ conditions, currency }: { conditions: ConditionNod
     queryKey: ["rule-preview", settled],
     enabled: settled !== null,
     queryFn: () =>
-      call<Preview>(
+      call(
         api.POST("/api/v1/rules/preview", { body: { conditions: JSON.parse(settled!) as unknown, sample_size: 10 } }),
       ),
     placeholderData: keepPreviousData,
@@ -56,7 +56,7 @@ export function RulePreview({ conditions, currency }: { conditions: ConditionNod
                     <tr key={m.transaction_id}>
                       <td className="nowrap">{m.date}</td>
                       <td>{m.name}</td>
-                      <td className="num">{currency ? money(m.amount, currency) : m.amount.toFixed(2)}</td>
+                      <td className="num">{currency ? money(m.amount, currency) : (m.amount?.toFixed(2) ?? "—")}</td>
                       <td>{m.current_category_slug || "uncategorized"}</td>
                     </tr>
                   ))}

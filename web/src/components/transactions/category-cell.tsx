@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { createContext, useContext, useState } from "react";
 import { api, call } from "../../app/api";
-import type { Transaction } from "../../app/types";
+import type { Transaction } from "../../api/schemas";
 import { RowEditingContext } from "./row";
 import { CategorySelect } from "../taxonomy";
 import { COUNT_KEY, replaceInLists } from "./query";
@@ -11,7 +11,7 @@ export function useSetCategory() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: ({ t, slug }: { t: Transaction; slug: string }) =>
-      call<Transaction>(
+      call(
         api.PATCH("/api/v1/transactions/{id}/category", {
           params: { path: { id: t.short_id } },
           body: { category_slug: slug },

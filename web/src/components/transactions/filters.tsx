@@ -1,32 +1,25 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { api, call } from "../../app/api";
-import type { Account, User } from "../../app/types";
 import { CategorySelect } from "../taxonomy";
 import { FILTER_KEYS, type FilterKey, type Filters } from "./query";
 import { FilterActions } from "../filter-actions";
-
-interface SeriesItem {
-  id: string;
-  short_id: string;
-  name: string;
-}
 
 /** The lists the filter pickers offer (accounts, members, recurring series). */
 function usePickers() {
   const accounts = useQuery({
     queryKey: ["accounts"],
-    queryFn: () => call<{ accounts: Account[] }>(api.GET("/api/v1/accounts", {})),
+    queryFn: () => call(api.GET("/api/v1/accounts", {})),
     staleTime: 60_000,
   });
   const users = useQuery({
     queryKey: ["users"],
-    queryFn: () => call<{ users: User[] }>(api.GET("/api/v1/users", {})),
+    queryFn: () => call(api.GET("/api/v1/users", {})),
     staleTime: 60_000,
   });
   const series = useQuery({
     queryKey: ["series"],
-    queryFn: () => call<{ series: SeriesItem[] }>(api.GET("/api/v1/series", {})),
+    queryFn: () => call(api.GET("/api/v1/series", {})),
     staleTime: 60_000,
   });
   return { accounts: accounts.data?.accounts, users: users.data?.users, series: series.data?.series };

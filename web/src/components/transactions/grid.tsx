@@ -10,7 +10,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent }
 import { api, call } from "../../app/api";
 import { ErrorMessage, Loading } from "../../app/errors";
 import { money } from "../../app/format";
-import type { Transaction } from "../../app/types";
+import type { Transaction } from "../../api/schemas";
 import { CategorySelect } from "../taxonomy";
 import { CategoryCell, CategoryEditingContext, type CategoryEditing } from "./category-cell";
 import { TransactionPanel } from "./panel";
@@ -99,7 +99,7 @@ export function TransactionGrid({ filters, review, caption }: GridProps) {
         col.accessor("amount", {
           header: () => <span className="num">Amount</span>,
           cell: ({ row }) => (
-            <span className={row.original.amount < 0 ? "money-in" : ""}>
+            <span className={(row.original.amount ?? 0) < 0 ? "money-in" : ""}>
               {money(row.original.amount, row.original.iso_currency_code)}
             </span>
           ),
@@ -210,7 +210,7 @@ export function TransactionGrid({ filters, review, caption }: GridProps) {
     mutationFn: async ({ ids, slug }: { ids: string[]; slug: string }) => {
       let updated = 0;
       for (let i = 0; i < ids.length; i += BATCH) {
-        const r = await call<{ updated: number }>(
+        const r = await call(
           api.POST("/api/v1/transactions/batch-categorize", {
             body: { transaction_ids: ids.slice(i, i + BATCH), category_slug: slug },
           }),

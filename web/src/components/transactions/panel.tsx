@@ -3,7 +3,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { api, call } from "../../app/api";
 import { ErrorMessage, Loading } from "../../app/errors";
 import { money, when } from "../../app/format";
-import type { Annotation, Comment, Transaction } from "../../app/types";
+import type { Annotation, Transaction } from "../../api/schemas";
 import { TAGS_KEY } from "../taxonomy";
 import { COUNT_KEY, LIST_KEY, replaceInLists } from "./query";
 
@@ -43,19 +43,15 @@ export function TransactionPanel({ id, onClose }: { id: string; onClose: () => v
   const heading = useRef<HTMLHeadingElement>(null);
   const t = useQuery({
     queryKey: [LIST_KEY, "one", id],
-    queryFn: () => call<Transaction>(api.GET("/api/v1/transactions/{id}", { params: { path: { id } } })),
+    queryFn: () => call(api.GET("/api/v1/transactions/{id}", { params: { path: { id } } })),
   });
   const annotations = useQuery({
     queryKey: ["annotations", id],
-    queryFn: () =>
-      call<{ annotations: Annotation[] }>(
-        api.GET("/api/v1/transactions/{id}/annotations", { params: { path: { id } } }),
-      ),
+    queryFn: () => call(api.GET("/api/v1/transactions/{id}/annotations", { params: { path: { id } } })),
   });
   const comments = useQuery({
     queryKey: ["comments", id],
-    queryFn: () =>
-      call<{ comments: Comment[] }>(api.GET("/api/v1/transactions/{id}/comments", { params: { path: { id } } })),
+    queryFn: () => call(api.GET("/api/v1/transactions/{id}/comments", { params: { path: { id } } })),
   });
   const afterChange = (updated?: Transaction) => {
     if (updated) replaceInLists(qc, updated);
@@ -66,7 +62,7 @@ export function TransactionPanel({ id, onClose }: { id: string; onClose: () => v
   const [tag, setTag] = useState("");
   const addTag = useMutation({
     mutationFn: (slug: string) =>
-      call<Transaction>(api.POST("/api/v1/transactions/{id}/tags", { params: { path: { id } }, body: { slug } })),
+      call(api.POST("/api/v1/transactions/{id}/tags", { params: { path: { id } }, body: { slug } })),
     onSuccess: (u) => {
       setTag("");
       afterChange(u);
@@ -75,13 +71,13 @@ export function TransactionPanel({ id, onClose }: { id: string; onClose: () => v
   });
   const removeTag = useMutation({
     mutationFn: (slug: string) =>
-      call<Transaction>(api.DELETE("/api/v1/transactions/{id}/tags/{slug}", { params: { path: { id, slug } } })),
+      call(api.DELETE("/api/v1/transactions/{id}/tags/{slug}", { params: { path: { id, slug } } })),
     onSuccess: afterChange,
   });
   const [comment, setComment] = useState("");
   const addComment = useMutation({
     mutationFn: (body: string) =>
-      call<Comment>(api.POST("/api/v1/transactions/{id}/comments", { params: { path: { id } }, body: { body } })),
+      call(api.POST("/api/v1/transactions/{id}/comments", { params: { path: { id } }, body: { body } })),
     onSuccess: () => {
       setComment("");
       afterChange();
@@ -134,7 +130,7 @@ export function TransactionPanel({ id, onClose }: { id: string; onClose: () => v
           <dd>{tx.date}</dd>
           <dt>Amount</dt>
           <dd>
-            {money(tx.amount, tx.iso_currency_code)} {tx.amount > 0 ? "out" : "in"}
+            {money(tx.amount, tx.iso_currency_code)} {(tx.amount ?? 0) > 0 ? "out" : "in"}
           </dd>
           <dt>Account</dt>
           <dd>

@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useQuery, type InfiniteData, type QueryClient } from "@tanstack/react-query";
 import { api, call } from "../../app/api";
-import type { Transaction, TransactionPage } from "../../app/types";
+import type { Transaction, TransactionPage } from "../../api/schemas";
 
 /** Every filter and sort GET /transactions takes (docs/transactions.md), as URL query keys of the grid. */
 export const FILTER_KEYS = [
@@ -70,7 +70,7 @@ export function useTransactionPages(filters: Filters) {
     queryKey: [LIST_KEY, "list", filters],
     initialPageParam: "",
     queryFn: ({ pageParam }) =>
-      call<TransactionPage>(
+      call(
         api.GET("/api/v1/transactions", {
           params: {
             query: { ...txQuery(filters), limit: pageSize(filters), ...(pageParam ? { cursor: pageParam } : {}) },
@@ -88,8 +88,7 @@ export function useTransactionCount(filters: Filters) {
     if (!COUNT_EXCLUDED.has(k)) countFilters[k] = v;
   return useQuery({
     queryKey: [COUNT_KEY, countFilters],
-    queryFn: () =>
-      call<{ count: number }>(api.GET("/api/v1/transactions/count", { params: { query: txQuery(countFilters) } })),
+    queryFn: () => call(api.GET("/api/v1/transactions/count", { params: { query: txQuery(countFilters) } })),
   });
 }
 

@@ -1,7 +1,7 @@
 import { FlexRender, type Row, type TableFeatures } from "@tanstack/react-table";
 import { createContext, memo } from "react";
 import { ErrorMessage } from "../../app/errors";
-import type { Transaction } from "../../app/types";
+import type { Transaction } from "../../api/schemas";
 
 /** Whether this row's category is being edited: a per-row value, so toggling it re-renders two rows, not all. */
 export const RowEditingContext = createContext(false);

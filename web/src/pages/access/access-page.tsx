@@ -4,46 +4,27 @@ import { api, ApiError, call } from "../../app/api";
 import { ErrorMessage, Loading } from "../../app/errors";
 import { when } from "../../app/format";
 import { useSession } from "../../app/session";
-import type { User } from "../../app/types";
+import type { User } from "../../api/schemas";
 import { useUsers } from "../connect/common";
 import "../connect/forms.css";
 import { ShownOnce } from "./secret";
-
-interface ApiKey {
-  id: string;
-  short_id: string;
-  name: string;
-  scope: "read_only" | "full_access";
-  actor_type: string;
-  user_id?: string | null;
-  key_prefix: string;
-  created_at: string;
-  last_used_at?: string | null;
-  revoked_at?: string | null;
-}
-
-interface LoginAccount {
-  user_id: string;
-  email: string;
-  role: "admin" | "editor" | "viewer";
-  password_set: boolean;
-  last_login_at: string | null;
-}
+import type { ApiKey, Login as LoginAccount } from "../../api/schemas";
 
 const ROLES = ["admin", "editor", "viewer"] as const;
+type Role = (typeof ROLES)[number];
 
 function ApiKeys() {
   const queryClient = useQueryClient();
   const keys = useQuery({
     queryKey: ["api-keys"],
-    queryFn: () => call<{ api_keys: ApiKey[] }>(api.GET("/api/v1/api-keys", {})),
+    queryFn: () => call(api.GET("/api/v1/api-keys", {})),
   });
   const [name, setName] = useState("");
   const [scope, setScope] = useState<"read_only" | "full_access">("read_only");
   const [made, setMade] = useState<(ApiKey & { key: string }) | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const create = useMutation({
-    mutationFn: () => call<ApiKey & { key: string }>(api.POST("/api/v1/api-keys", { body: { name, scope } })),
+    mutationFn: () => call(api.POST("/api/v1/api-keys", { body: { name, scope } })),
     onSuccess: (k) => {
       setMade(k);
       setName("");
@@ -51,7 +32,7 @@ function ApiKeys() {
     },
   });
   const revoke = useMutation({
-    mutationFn: (id: string) => call<ApiKey>(api.DELETE("/api/v1/api-keys/{id}", { params: { path: { id } } })),
+    mutationFn: (id: string) => call(api.DELETE("/api/v1/api-keys/{id}", { params: { path: { id } } })),
     onSuccess: () => {
       setRevoking(null);
       void queryClient.invalidateQueries({ queryKey: ["api-keys"] });
@@ -172,30 +153,24 @@ function ApiKeys() {
 function MemberLogin({ user, login }: { user: User; login: LoginAccount | null | undefined }) {
   const queryClient = useQueryClient();
   const me = useSession();
-  const [email, setEmail] = useState((user as User & { email?: string | null }).email ?? "");
-  const [role, setRole] = useState<LoginAccount["role"]>("viewer");
+  const [email, setEmail] = useState(user.email ?? "");
+  const [role, setRole] = useState<Role>("viewer");
   const [setupUrl, setSetupUrl] = useState<string | null>(null);
   const id = user.short_id;
   const refresh = () => queryClient.invalidateQueries({ queryKey: ["login", id] });
   const act = useMutation({
-    mutationFn: async (
-      what: { kind: "create" } | { kind: "role"; role: LoginAccount["role"] } | { kind: "reset" | "delete" },
-    ) => {
+    mutationFn: async (what: { kind: "create" } | { kind: "role"; role: Role } | { kind: "reset" | "delete" }) => {
       const path = { params: { path: { id } } };
       if (what.kind === "create") {
-        const r = await call<{ setup_url: string }>(
-          api.POST("/api/v1/users/{id}/login", { ...path, body: { email, role } }),
-        );
+        const r = await call(api.POST("/api/v1/users/{id}/login", { ...path, body: { email, role } }));
         setSetupUrl(r.setup_url);
       } else if (what.kind === "reset") {
-        const r = await call<{ setup_url: string }>(
-          api.POST("/api/v1/users/{id}/login/reset-password", { ...path, body: {} }),
-        );
+        const r = await call(api.POST("/api/v1/users/{id}/login/reset-password", { ...path, body: {} }));
         setSetupUrl(r.setup_url);
       } else if (what.kind === "role") {
-        await call<unknown>(api.PATCH("/api/v1/users/{id}/login", { ...path, body: { role: what.role } }));
+        await call(api.PATCH("/api/v1/users/{id}/login", { ...path, body: { role: what.role } }));
       } else {
-        await call<unknown>(api.DELETE("/api/v1/users/{id}/login", path));
+        await call(api.DELETE("/api/v1/users/{id}/login", path));
         setSetupUrl(null);
       }
     },
@@ -222,7 +197,7 @@ function MemberLogin({ user, login }: { user: User; login: LoginAccount | null |
           </label>
           <label>
             Role
-            <select value={role} onChange={(e) => setRole(e.target.value as LoginAccount["role"])}>
+            <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
               {ROLES.map((r) => (
                 <option key={r}>{r}</option>
               ))}
@@ -243,7 +218,7 @@ function MemberLogin({ user, login }: { user: User; login: LoginAccount | null |
               <select
                 value={login.role}
                 disabled={act.isPending || self}
-                onChange={(e) => act.mutate({ kind: "role", role: e.target.value as LoginAccount["role"] })}
+                onChange={(e) => act.mutate({ kind: "role", role: e.target.value as Role })}
               >
                 {ROLES.map((r) => (
                   <option key={r}>{r}</option>
@@ -285,12 +260,10 @@ function LoginAccounts() {
     queries: list.map((u) => ({
       queryKey: ["login", u.short_id],
       queryFn: () =>
-        call<LoginAccount>(api.GET("/api/v1/users/{id}/login", { params: { path: { id: u.short_id } } })).catch(
-          (e: unknown) => {
-            if (e instanceof ApiError && e.status === 404) return null;
-            throw e;
-          },
-        ),
+        call(api.GET("/api/v1/users/{id}/login", { params: { path: { id: u.short_id } } })).catch((e: unknown) => {
+          if (e instanceof ApiError && e.status === 404) return null;
+          throw e;
+        }),
     })),
   });
   return (

@@ -24,13 +24,13 @@ export default function DevicePage() {
     try {
       const user_code = code.trim().toUpperCase();
       if (approve) {
-        await call<unknown>(
+        await call(
           api.POST("/api/v1/auth/device-code/approve", {
             body: { user_code, scope, ...(name.trim() ? { name: name.trim() } : {}) },
           }),
         );
       } else {
-        await call<unknown>(api.POST("/api/v1/auth/device-code/deny", { body: { user_code } }));
+        await call(api.POST("/api/v1/auth/device-code/deny", { body: { user_code } }));
       }
       setDecided(approve ? "approved" : "denied");
     } catch (e) {

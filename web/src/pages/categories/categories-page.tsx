@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { api, call } from "../../app/api";
 import { ErrorMessage, Loading } from "../../app/errors";
-import type { Category, Tag } from "../../app/types";
+import type { Category, Tag } from "../../api/schemas";
 import {
   CATEGORIES_KEY,
   CategorySelect,
@@ -18,7 +18,7 @@ function useUsage(query: { category_slug?: string; tags?: string }, enabled: boo
   return useQuery({
     queryKey: [COUNT_KEY, query],
     enabled,
-    queryFn: () => call<{ count: number }>(api.GET("/api/v1/transactions/count", { params: { query } })),
+    queryFn: () => call(api.GET("/api/v1/transactions/count", { params: { query } })),
   });
 }
 
@@ -59,7 +59,7 @@ function CategoryRow({ c }: { c: FlatCategory }) {
   };
   const rename = useMutation({
     mutationFn: () =>
-      call<Category>(
+      call(
         api.PUT("/api/v1/categories/{id}", {
           params: { path: { id: c.slug } },
           body: { display_name: name, ...(slug !== c.slug ? { slug } : {}) },
@@ -69,16 +69,11 @@ function CategoryRow({ c }: { c: FlatCategory }) {
   });
   const merge = useMutation({
     mutationFn: (into: string) =>
-      call<{ transactions_moved: number }>(
-        api.POST("/api/v1/categories/{id}/merge", { params: { path: { id: c.slug } }, body: { into } }),
-      ),
+      call(api.POST("/api/v1/categories/{id}/merge", { params: { path: { id: c.slug } }, body: { into } })),
     onSuccess: gone,
   });
   const remove = useMutation({
-    mutationFn: () =>
-      call<{ transactions_uncategorized: number }>(
-        api.DELETE("/api/v1/categories/{id}", { params: { path: { id: c.slug } } }),
-      ),
+    mutationFn: () => call(api.DELETE("/api/v1/categories/{id}", { params: { path: { id: c.slug } } })),
     onSuccess: gone,
   });
   const error = rename.error ?? merge.error ?? remove.error;
@@ -191,7 +186,7 @@ function NewCategory({ parents }: { parents: Category[] }) {
   const [parent, setParent] = useState("");
   const create = useMutation({
     mutationFn: () =>
-      call<Category>(
+      call(
         api.POST("/api/v1/categories", {
           body: { display_name: name, ...(slug ? { slug } : {}), ...(parent ? { parent_slug: parent } : {}) },
         }),
@@ -251,7 +246,7 @@ function TagRow({ t }: { t: Tag }) {
   };
   const rename = useMutation({
     mutationFn: () =>
-      call<Tag>(
+      call(
         api.PATCH("/api/v1/tags/{id}", {
           params: { path: { id: t.slug } },
           body: { display_name: name, ...(slug !== t.slug ? { slug } : {}) },
@@ -260,7 +255,7 @@ function TagRow({ t }: { t: Tag }) {
     onSuccess: done,
   });
   const remove = useMutation({
-    mutationFn: () => call<unknown>(api.DELETE("/api/v1/tags/{id}", { params: { path: { id: t.slug } } })),
+    mutationFn: () => call(api.DELETE("/api/v1/tags/{id}", { params: { path: { id: t.slug } } })),
     onSuccess: () => {
       setMode("view");
       invalidate({ tags: t.slug });
@@ -324,9 +319,7 @@ function NewTag() {
   const [slug, setSlug] = useState("");
   const create = useMutation({
     mutationFn: () =>
-      call<Tag>(
-        api.POST("/api/v1/tags", { body: { ...(name ? { display_name: name } : {}), ...(slug ? { slug } : {}) } }),
-      ),
+      call(api.POST("/api/v1/tags", { body: { ...(name ? { display_name: name } : {}), ...(slug ? { slug } : {}) } })),
     onSuccess: () => {
       setName("");
       setSlug("");

@@ -1,19 +1,12 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, call } from "../../app/api";
 import { useSession } from "../../app/session";
-import type { Connection, User } from "../../app/types";
+import type { Provider } from "../../api/schemas";
 
 /** GET /api/v1/providers: one entry per provider this server has. */
-export interface ProviderEntry {
-  name: string;
-  configured: boolean;
-  needs_link_session: boolean;
-  capabilities: string[];
-  credentials_schema: Record<string, { type: string; required: boolean; description: string }>;
-}
+export type ProviderEntry = Provider;
 
-/** A connection as GET /connections/{id} answers it (the listing has no `paused`). */
-export type ConnectionDetail = Connection & { paused?: boolean; institution_id?: string; user_id?: string };
+export type { ConnectionDetail } from "../../api/schemas";
 
 /** Where each provider's configuration is described, for unconfigured providers. */
 export const HOW_TO_CONFIGURE: Record<string, string> = {
@@ -35,14 +28,14 @@ export const PROVIDER_TITLES: Record<string, string> = {
 export function useProviders() {
   return useQuery({
     queryKey: ["providers"],
-    queryFn: () => call<{ providers: ProviderEntry[] }>(api.GET("/api/v1/providers", {})),
+    queryFn: () => call(api.GET("/api/v1/providers", {})),
   });
 }
 
 export function useUsers() {
   return useQuery({
     queryKey: ["users"],
-    queryFn: () => call<{ users: User[] }>(api.GET("/api/v1/users", {})),
+    queryFn: () => call(api.GET("/api/v1/users", {})),
   });
 }
 
@@ -75,11 +68,11 @@ export function useDefaultMember(): string {
 
 /** POST /api/v1/connections. */
 export function createConnection(body: { provider: string; user_id: string; credentials: Record<string, unknown> }) {
-  return call<ConnectionDetail>(api.POST("/api/v1/connections", { body }));
+  return call(api.POST("/api/v1/connections", { body }));
 }
 
 export function getConnection(id: string) {
-  return call<ConnectionDetail>(api.GET("/api/v1/connections/{id}", { params: { path: { id } } }));
+  return call(api.GET("/api/v1/connections/{id}", { params: { path: { id } } }));
 }
 
 const loaded = new Map<string, Promise<void>>();

@@ -3,40 +3,20 @@ import { api, call } from "../../app/api";
 import { ErrorMessage } from "../../app/errors";
 import { money } from "../../app/format";
 import { Link } from "../../app/router";
+import type { CsvPreview, SyncLog } from "../../api/schemas";
 import { createConnection, MemberSelect, useDefaultMember, type ConnectionDetail } from "./common";
 import "./forms.css";
 
-/** POST /api/v1/connections/csv/preview's answer (docs/sync.md, "CSV"). */
-interface CsvPreview {
-  delimiter: string;
-  headers: string[];
-  inferred_mapping: Mapping;
-  date_format: string;
-  decimal_separator: string;
-  /** What the file cannot tell: the import is refused until the field is set. */
-  ambiguities: { field: string; options: string[]; message: string }[];
-  sample_rows: {
-    line: number;
-    date: string;
-    amount: number;
-    description: string | null;
-    merchant: string | null;
-    category: string | null;
-  }[];
-  errors: { line: number; reason: string }[];
-  row_count: number;
-  error_count: number;
-}
-
 type Mapping = Partial<Record<(typeof FIELDS)[number]["key"], string>>;
 
-interface SyncLogProgress {
-  status: string;
-  added: number;
-  modified: number;
-  unchanged?: number;
-  skipped_count: number;
-  error_message: string | null;
+/** The server's guess as the form holds it: the known fields it named a column for. */
+function mappingOf(inferred: CsvPreview["inferred_mapping"]): Mapping {
+  const out: Mapping = {};
+  for (const { key } of FIELDS) {
+    const column = inferred?.[key];
+    if (typeof column === "string") out[key] = column;
+  }
+  return out;
 }
 
 const FIELDS = [
@@ -83,7 +63,7 @@ export default function CsvPage() {
   const [previewing, setPreviewing] = useState(false);
   const [importError, setImportError] = useState<unknown>(null);
   const [connection, setConnection] = useState<ConnectionDetail | null>(null);
-  const [progress, setProgress] = useState<SyncLogProgress | null>(null);
+  const [progress, setProgress] = useState<SyncLog | null>(null);
   const asked = useRef(0);
   const mapped = useRef(false);
 
@@ -116,14 +96,14 @@ export default function CsvPage() {
             positive_is_debit: positiveIsDebit,
           }
         : { csv, ...separator, positive_is_debit: positiveIsDebit };
-      call<CsvPreview>(api.POST("/api/v1/connections/csv/preview", { body }))
+      call(api.POST("/api/v1/connections/csv/preview", { body }))
         .then((p) => {
           if (n !== asked.current) return;
           setPreview(p);
           setPreviewError(null);
           if (!mapped.current) {
             mapped.current = true;
-            setMapping(p.inferred_mapping);
+            setMapping(mappingOf(p.inferred_mapping));
           }
         })
         .catch((e: unknown) => n === asked.current && setPreviewError(e))
@@ -139,7 +119,7 @@ export default function CsvPage() {
     const poll = async () => {
       while (!stop) {
         try {
-          const r = await call<{ sync_logs: SyncLogProgress[] }>(
+          const r = await call(
             api.GET("/api/v1/sync/logs", { params: { query: { connection_id: connection.id, limit: 1 } } }),
           );
           const log = r.sync_logs[0];
@@ -181,9 +161,7 @@ export default function CsvPage() {
   };
 
   const total = preview?.row_count ?? 0;
-  const handled = progress
-    ? progress.added + progress.modified + (progress.unchanged ?? 0) + progress.skipped_count
-    : 0;
+  const handled = progress ? progress.added + progress.modified + progress.unchanged + progress.skipped_count : 0;
   const finished = progress !== null && progress.status !== "running";
 
   return (
@@ -343,7 +321,7 @@ export default function CsvPage() {
             <progress aria-label="Import progress" max={Math.max(total, 1)} value={finished ? total : handled} />
             {progress ? (
               <p>
-                {handled} of {total} rows: {progress.added} new, {progress.unchanged ?? 0} already there,{" "}
+                {handled} of {total} rows: {progress.added} new, {progress.unchanged} already there,{" "}
                 {progress.skipped_count} skipped.
                 {progress.status === "error" ? ` The import failed: ${progress.error_message ?? "unknown error"}` : ""}
               </p>

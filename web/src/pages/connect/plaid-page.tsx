@@ -93,18 +93,17 @@ export default function PlaidPage() {
     setLeft(false);
     try {
       if (reauthId) {
-        const r = await call<{ connection: ConnectionDetail; link_token: string }>(
+        const r = await call(
           api.POST("/api/v1/connections/{id}/reauth", { params: { path: { id: reauthId } }, body: {} }),
         );
-        const publicToken = await runLink(r.link_token);
+        // No link session: the provider needs no widget to sign in again; the sync below proves it.
+        const publicToken = r.link_token === null ? "" : await runLink(r.link_token);
         if (publicToken === null) return setLeft(true);
         // Update mode keeps the same access token: nothing to store, a sync proves the login works.
-        await call<unknown>(
-          api.POST("/api/v1/connections/{id}/sync", { params: { path: { id: reauthId } }, body: {} }),
-        );
+        await call(api.POST("/api/v1/connections/{id}/sync", { params: { path: { id: reauthId } }, body: {} }));
         setDone(await getConnection(reauthId));
       } else {
-        const session = await call<{ link_token: string }>(
+        const session = await call(
           api.POST("/api/v1/providers/{name}/link-session", {
             params: { path: { name: "plaid" } },
             body: { user_id: member },

@@ -26,7 +26,7 @@ export default function SimplefinPage() {
     try {
       const credentials = { setup_token: token.trim() };
       if (reauthId) {
-        const r = await call<{ connection: ConnectionDetail }>(
+        const r = await call(
           api.POST("/api/v1/connections/{id}/reauth", { params: { path: { id: reauthId } }, body: { credentials } }),
         );
         setDone(r.connection);

@@ -84,7 +84,7 @@ export default function TellerPage() {
         institution_name: enrollment.enrollment.institution.name,
       };
       if (reauthId) {
-        const r = await call<{ connection: ConnectionDetail }>(
+        const r = await call(
           api.POST("/api/v1/connections/{id}/reauth", { params: { path: { id: reauthId } }, body: { credentials } }),
         );
         setDone(r.connection);

@@ -4,7 +4,7 @@ import { api, call } from "../../app/api";
 import { ErrorMessage, Loading } from "../../app/errors";
 import { when } from "../../app/format";
 import { Link } from "../../app/router";
-import type { Connection, SyncLog } from "../../app/types";
+import type { Connection } from "../../api/schemas";
 import { getConnection, PROVIDER_TITLES, type ConnectionDetail } from "../connect/common";
 import "../connect/forms.css";
 
@@ -30,9 +30,7 @@ function SyncLogs({ connection, askedAt }: { connection: Connection; askedAt: nu
   const logs = useQuery({
     queryKey: ["sync-logs", connection.id],
     queryFn: () =>
-      call<{ sync_logs: (SyncLog & { unchanged?: number })[] }>(
-        api.GET("/api/v1/sync/logs", { params: { query: { connection_id: connection.id, limit: 10 } } }),
-      ),
+      call(api.GET("/api/v1/sync/logs", { params: { query: { connection_id: connection.id, limit: 10 } } })),
     // Poll while a sync runs, and after "Sync now" until the queued sync has started.
     refetchInterval: (q) => {
       const list = q.state.data?.sync_logs ?? [];
@@ -40,7 +38,7 @@ function SyncLogs({ connection, askedAt }: { connection: Connection; askedAt: nu
       const waiting =
         askedAt !== null &&
         Date.now() - askedAt < WAIT_FOR_QUEUED_MS &&
-        !list.some((l) => Date.parse(l.started_at) >= askedAt - 1000);
+        !list.some((l) => l.started_at !== null && Date.parse(l.started_at) >= askedAt - 1000);
       return waiting ? 1000 : false;
     },
   });
@@ -105,14 +103,14 @@ function ConnectionCard({ connection, detail }: { connection: Connection; detail
   const action = useMutation({
     mutationFn: async (what: "sync" | "pause" | "resume" | "disconnect") => {
       if (what === "sync") {
-        await call<unknown>(api.POST("/api/v1/connections/{id}/sync", { params: { path: { id } }, body: {} }));
+        await call(api.POST("/api/v1/connections/{id}/sync", { params: { path: { id } }, body: {} }));
         setAskedAt(Date.now());
         setShowLogs(true);
       } else if (what === "disconnect") {
-        await call<unknown>(api.DELETE("/api/v1/connections/{id}", { params: { path: { id } } }));
+        await call(api.DELETE("/api/v1/connections/{id}", { params: { path: { id } } }));
         setConfirming(false);
       } else {
-        await call<unknown>(
+        await call(
           api.POST("/api/v1/connections/{id}/paused", {
             params: { path: { id } },
             body: { paused: what === "pause" },
@@ -199,7 +197,7 @@ function ConnectionCard({ connection, detail }: { connection: Connection; detail
 export default function ConnectionsPage() {
   const list = useQuery({
     queryKey: ["connections"],
-    queryFn: () => call<Connection[]>(api.GET("/api/v1/connections", {})),
+    queryFn: () => call(api.GET("/api/v1/connections", {})),
   });
   // The listing has no `paused`: each live connection's own answer has it.
   const live = (list.data ?? []).filter((c) => c.status !== "disconnected");

@@ -4,7 +4,7 @@ import { api, call } from "../../app/api";
 import { ErrorMessage, Loading } from "../../app/errors";
 import { thisMonth, when } from "../../app/format";
 import { Link } from "../../app/router";
-import type { Connection, Summary, SyncLog } from "../../app/types";
+import type { Connection } from "../../api/schemas";
 import { REVIEW_TAG } from "../../components/transactions/query";
 
 // uPlot loads only when the chart is drawn, not with the first page.
@@ -14,9 +14,7 @@ function ConnectionRow({ c }: { c: Connection }) {
   const qc = useQueryClient();
   const sync = useMutation({
     mutationFn: () =>
-      call<{ status: string }>(
-        api.POST("/api/v1/connections/{id}/sync", { params: { path: { id: c.short_id } }, body: {} }),
-      ),
+      call(api.POST("/api/v1/connections/{id}/sync", { params: { path: { id: c.short_id } }, body: {} })),
     onSuccess: () => qc.invalidateQueries({ queryKey: ["connections"] }),
   });
   return (
@@ -50,7 +48,7 @@ function ConnectionRow({ c }: { c: Connection }) {
 function Connections() {
   const q = useQuery({
     queryKey: ["connections"],
-    queryFn: () => call<Connection[]>(api.GET("/api/v1/connections", {})),
+    queryFn: () => call(api.GET("/api/v1/connections", {})),
   });
   return (
     <section className="card" aria-labelledby="h-connections">
@@ -70,8 +68,7 @@ function Connections() {
 function ReviewCount() {
   const q = useQuery({
     queryKey: ["transactions-count", { tags: REVIEW_TAG }],
-    queryFn: () =>
-      call<{ count: number }>(api.GET("/api/v1/transactions/count", { params: { query: { tags: REVIEW_TAG } } })),
+    queryFn: () => call(api.GET("/api/v1/transactions/count", { params: { query: { tags: REVIEW_TAG } } })),
   });
   return (
     <section className="card" aria-labelledby="h-review">
@@ -94,7 +91,7 @@ function Spending() {
   const q = useQuery({
     queryKey: ["summary", "category", start, end],
     queryFn: () =>
-      call<Summary>(
+      call(
         api.GET("/api/v1/transactions/summary", {
           params: { query: { group_by: "category", start_date: start, end_date: end } },
         }),
@@ -105,7 +102,7 @@ function Spending() {
     const out = new Map<string, { label: string; value: number }[]>();
     for (const g of q.data?.groups ?? []) {
       for (const t of g.totals) {
-        if (t.money_out <= 0) continue;
+        if (t.money_out === null || t.money_out <= 0) continue;
         const list = out.get(t.iso_currency_code) ?? [];
         list.push({ label: g.label || g.key || "Uncategorized", value: t.money_out });
         out.set(t.iso_currency_code, list);
@@ -135,7 +132,7 @@ function Spending() {
 function SyncLogs() {
   const q = useQuery({
     queryKey: ["sync-logs", "latest"],
-    queryFn: () => call<{ sync_logs: SyncLog[] }>(api.GET("/api/v1/sync/logs", { params: { query: { limit: 10 } } })),
+    queryFn: () => call(api.GET("/api/v1/sync/logs", { params: { query: { limit: 10 } } })),
   });
   return (
     <section className="card" aria-labelledby="h-logs">

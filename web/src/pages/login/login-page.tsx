@@ -24,7 +24,7 @@ export default function LoginPage() {
     setBusy(true);
     setError(null);
     try {
-      await call<unknown>(api.POST("/api/v1/auth/login", { body: { email, password } }));
+      await call(api.POST("/api/v1/auth/login", { body: { email, password } }));
       await queryClient.resetQueries({ queryKey: SESSION_KEY });
       navigate(safeNext(search.get("next")), { replace: true });
     } catch (err) {

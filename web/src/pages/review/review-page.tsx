@@ -2,7 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useMemo } from "react";
 import { api, call } from "../../app/api";
 import { navigate, useLocation } from "../../app/router";
-import type { Transaction } from "../../app/types";
+import type { Transaction } from "../../api/schemas";
 import { TransactionFilters } from "../../components/transactions/filters";
 import { TransactionGrid } from "../../components/transactions/grid";
 import { COUNT_KEY, filtersFrom, removeFromList, REVIEW_TAG, type Filters } from "../../components/transactions/query";
@@ -16,7 +16,7 @@ export default function ReviewPage() {
   const filters = useMemo<Filters>(() => ({ ...filtersFrom(search), tags: REVIEW_TAG }), [search]);
   const onAccept = useCallback(
     async (t: Transaction) => {
-      await call<Transaction>(
+      await call(
         api.DELETE("/api/v1/transactions/{id}/tags/{slug}", { params: { path: { id: t.short_id, slug: REVIEW_TAG } } }),
       );
       removeFromList(qc, filters, t.id);

@@ -4,7 +4,8 @@ import { api, call } from "../../app/api";
 import { ErrorMessage, Loading } from "../../app/errors";
 import { when } from "../../app/format";
 import { Link, navigate, useParams } from "../../app/router";
-import type { ConditionNode, Rule, RuleAction } from "../../app/types";
+import type { Rule } from "../../api/schemas";
+import { treeOf, type ConditionNode, type RuleAction } from "../../components/rules/grammar";
 import { ActionsEditor } from "../../components/rules/actions-editor";
 import { ConditionBuilder } from "../../components/rules/condition-builder";
 import { RulePreview } from "../../components/rules/preview";
@@ -34,8 +35,8 @@ function draftOf(r: Rule): Draft {
     trigger: r.trigger,
     priority: String(r.priority),
     enabled: r.enabled,
-    conditions: r.conditions,
-    actions: r.actions,
+    conditions: treeOf(r.conditions),
+    actions: r.actions.map((a) => ({ ...a, type: String(a.type) })),
   };
 }
 
@@ -69,8 +70,8 @@ function RuleForm({ rule }: { rule: Rule | null }) {
         actions: draft.actions,
       };
       return rule
-        ? call<Rule>(api.PATCH("/api/v1/rules/{id}", { params: { path: { id: rule.short_id } }, body }))
-        : call<Rule>(api.POST("/api/v1/rules", { body }));
+        ? call(api.PATCH("/api/v1/rules/{id}", { params: { path: { id: rule.short_id } }, body }))
+        : call(api.POST("/api/v1/rules", { body }));
     },
     onSuccess: (saved) => {
       qc.setQueryData(["rule", saved.short_id], saved);
@@ -82,7 +83,7 @@ function RuleForm({ rule }: { rule: Rule | null }) {
   const [range, setRange] = useState({ start_date: "", end_date: "" });
   const apply = useMutation({
     mutationFn: (id: string) =>
-      call<{ matched: number; changed: number }>(
+      call(
         api.POST("/api/v1/rules/{id}/apply", {
           params: { path: { id } },
           body: {
@@ -101,7 +102,7 @@ function RuleForm({ rule }: { rule: Rule | null }) {
 
   const [confirmDelete, setConfirmDelete] = useState(false);
   const remove = useMutation({
-    mutationFn: (id: string) => call<unknown>(api.DELETE("/api/v1/rules/{id}", { params: { path: { id } } })),
+    mutationFn: (id: string) => call(api.DELETE("/api/v1/rules/{id}", { params: { path: { id } } })),
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: ["rules"] });
       navigate("/rules");
@@ -280,7 +281,7 @@ export default function RuleEditorPage() {
   const q = useQuery({
     queryKey: ["rule", id],
     enabled: Boolean(id),
-    queryFn: () => call<Rule>(api.GET("/api/v1/rules/{id}", { params: { path: { id: id } } })),
+    queryFn: () => call(api.GET("/api/v1/rules/{id}", { params: { path: { id: id } } })),
   });
   if (!id) {
     return (

@@ -4,7 +4,7 @@ import { api, call } from "../../app/api";
 import { ErrorMessage, Loading } from "../../app/errors";
 import { when } from "../../app/format";
 import { Link, navigate, useLocation } from "../../app/router";
-import type { Rule, RulePage } from "../../app/types";
+import type { RulePage } from "../../api/schemas";
 import { CategorySelect } from "../../components/taxonomy";
 import { FilterActions } from "../../components/filter-actions";
 
@@ -139,25 +139,29 @@ function RuleFiltersForm({ value, onApply }: { value: RuleFilters; onApply: (f: 
   );
 }
 
-function RuleRow({ r }: { r: Rule }) {
+/** A rule as the list shows it: the fields asked for (all of them, as this page asks for no projection). */
+type ListedRule = RulePage["rules"][number];
+
+function RuleRow({ r }: { r: ListedRule }) {
+  const id = r.short_id ?? "";
   const qc = useQueryClient();
   const toggle = useMutation({
     mutationFn: () =>
       r.enabled
-        ? call<Rule>(api.POST("/api/v1/rules/{id}/disable", { params: { path: { id: r.short_id } } }))
-        : call<Rule>(api.POST("/api/v1/rules/{id}/enable", { params: { path: { id: r.short_id } } })),
+        ? call(api.POST("/api/v1/rules/{id}/disable", { params: { path: { id } } }))
+        : call(api.POST("/api/v1/rules/{id}/enable", { params: { path: { id } } })),
     onSuccess: () => qc.invalidateQueries({ queryKey: ["rules"] }),
   });
   return (
     <tr>
       <td>
-        <Link to={`/rules/${r.short_id}`}>{r.name}</Link>
+        <Link to={`/rules/${id}`}>{r.name}</Link>
         <ErrorMessage error={toggle.error} />
       </td>
       <td className="num">{r.priority}</td>
       <td>{r.trigger}</td>
       <td>{r.category_display_name || r.category_slug || "—"}</td>
-      <td className="num">{r.hit_count.toLocaleString()}</td>
+      <td className="num">{r.hit_count?.toLocaleString() ?? "—"}</td>
       <td>{when(r.last_hit_at)}</td>
       <td>
         <button
@@ -182,7 +186,7 @@ export default function RulesPage() {
     queryKey: ["rules", filters],
     initialPageParam: "",
     queryFn: ({ pageParam }) =>
-      call<RulePage>(
+      call(
         api.GET("/api/v1/rules", {
           params: { query: { ...rulesQuery(filters), limit: 100, ...(pageParam ? { cursor: pageParam } : {}) } },
         }),

@@ -3,14 +3,6 @@ import { api, ApiError, call } from "../../app/api";
 import { consoleConfig } from "../../app/config";
 import { ErrorMessage, Loading } from "../../app/errors";
 import { useSession } from "../../app/session";
-import type { Provider } from "../../app/types";
-
-interface DatabaseStatus {
-  server_version: string;
-  applied: { name: string; executed_at: string | null }[];
-  pending: string[];
-  latest_known: string;
-}
 
 /** GET /health/ready: 200 while the core answers and reaches its database, else 503 with the envelope. */
 async function readiness(): Promise<{ status: string }> {
@@ -25,16 +17,16 @@ export default function SettingsPage() {
   const session = useSession();
   const providers = useQuery({
     queryKey: ["providers"],
-    queryFn: () => call<{ providers: Provider[] }>(api.GET("/api/v1/providers", {})),
+    queryFn: () => call(api.GET("/api/v1/providers", {})),
   });
   const version = useQuery({
     queryKey: ["version"],
-    queryFn: () => call<{ version: string; contract_version: string }>(api.GET("/api/v1/version", {})),
+    queryFn: () => call(api.GET("/api/v1/version", {})),
   });
   const ready = useQuery({ queryKey: ["ready"], queryFn: readiness, retry: false, refetchInterval: 30_000 });
   const database = useQuery({
     queryKey: ["database"],
-    queryFn: () => call<DatabaseStatus>(api.GET("/api/v1/system/database", {})),
+    queryFn: () => call(api.GET("/api/v1/system/database", {})),
   });
   const config = consoleConfig();
   return (

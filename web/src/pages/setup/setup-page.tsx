@@ -8,14 +8,6 @@ import "../connect/forms.css";
 
 const MIN_PASSWORD = 12;
 
-/** GET /api/v1/auth/setup?token=T: what the link is for. */
-interface SetupLink {
-  /** The link `coffer start` prints while no login exists: it creates the first admin, who names an email. */
-  first_run: boolean;
-  email: string | null;
-  role: string;
-}
-
 /**
  * /setup?token=…: the one-time link `coffer start` or `coffer users create-login` prints. The page first asks
  * what the link is for (GET /auth/setup); choosing a password sends POST /api/v1/auth/setup, which consumes the
@@ -27,7 +19,7 @@ export default function SetupPage() {
   const queryClient = useQueryClient();
   const link = useQuery({
     queryKey: ["setup-link", token],
-    queryFn: () => call<SetupLink>(api.GET("/api/v1/auth/setup", { params: { query: { token } } })),
+    queryFn: () => call(api.GET("/api/v1/auth/setup", { params: { query: { token } } })),
     enabled: token !== "",
     retry: false,
     staleTime: Infinity,
@@ -51,7 +43,7 @@ export default function SetupPage() {
       const body = firstRun
         ? { token, password, email: email.trim(), ...(name.trim() ? { name: name.trim() } : {}) }
         : { token, password };
-      await call<unknown>(api.POST("/api/v1/auth/setup", { body }));
+      await call(api.POST("/api/v1/auth/setup", { body }));
       await queryClient.resetQueries({ queryKey: SESSION_KEY });
       navigate("/", { replace: true });
     } catch (err) {
