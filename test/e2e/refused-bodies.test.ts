@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../helpers/db.js";
 import {
@@ -89,6 +90,29 @@ async function timedList(): Promise<{ status: number; ms: number }> {
 
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
+/**
+ * A POST whose answer may come before its body is sent whole: the gateway answers 413 as soon as
+ * Content-Length says too much and closes the connection, so a client still writing can hit EPIPE
+ * (fetch then fails, under load) although the answer is there. This one reads the answer anyway.
+ */
+function postReadingEarlyAnswer(url: string, headers: Record<string, string>, body: string) {
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    let answered = false;
+    const req = request(url, { method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) } });
+    req.on("response", (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("error", (e) => {
+      if (!answered) reject(e);
+    });
+    req.end(body);
+  });
+}
+
 /** One tools/call over MCP with `key`: the HTTP status and the body's text. */
 async function mcpCall(key: string, name: string, args: object): Promise<{ status: number; text: string }> {
   const res = await fetch(mcpUrl, {
@@ -151,7 +175,16 @@ describe("refused large bodies do not wedge the REST gateway", () => {
 describe("refused large bodies do not wedge the MCP gateway", () => {
   it("survives ten 3.9 MB tools/call with a read_only key (413 at the gateway) and ten of 1 MB", async () => {
     for (let i = 0; i < 10; i++) {
-      const r = await mcpCall(readKey, "add_comment", { id: "abcdefgh", body: "x".repeat(3_900_000) });
+      const r = await postReadingEarlyAnswer(
+        mcpUrl,
+        { ...MCP_HEADERS, "x-api-key": readKey },
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "add_comment", arguments: { id: "abcdefgh", body: "x".repeat(3_900_000) } },
+        }),
+      );
       expect(r.status).toBe(413);
       expect(JSON.parse(r.text)).toMatchObject({ error: { code: "PAYLOAD_TOO_LARGE" } });
     }
