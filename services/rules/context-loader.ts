@@ -272,7 +272,7 @@ export async function loadNewContexts(
     category_id: r.categoryId,
     category_source: r.categorySource,
   }));
-  const found = await query<Row>(em, sql, [JSON.stringify(values)]);
+  const found = await query<Row>(em, sql, [JSON.stringify(values)], { bound: true });
   return found.map(loader(ALL_GROUPS, maps));
 }
 

@@ -1,5 +1,6 @@
 import type { ConnectionStatus, SyncTrigger } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
+import { detachConnectionAccounts } from "../db/tables/accounts.js";
 import { iso, query } from "../db/sql.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { retryOnShortIdClash } from "../ids/insert.js";
@@ -287,7 +288,7 @@ export async function disconnectConnection(
        where id = ?`,
       [c.id],
     );
-    await query(tx, `update accounts set connection_id = null, updated_at = now() where connection_id = ?`, [c.id]);
+    await detachConnectionAccounts(tx, c.id);
     await annotate(tx, actor, c.id, "disconnected", { provider: c.provider });
   });
   return loadConnection(em, c.id);
