@@ -8,6 +8,7 @@ import { Migration0007CursorKeys } from "./Migration0007CursorKeys.js";
 import { Migration0008Connections } from "./Migration0008Connections.js";
 import { Migration0009Rules } from "./Migration0009Rules.js";
 import { Migration0010Logins } from "./Migration0010Logins.js";
+import { Migration0011AnnotationIndexes } from "./Migration0011AnnotationIndexes.js";
 
 /**
  * Static list of migrations, in order. umzug's dynamic import cannot load .ts
@@ -24,4 +25,5 @@ export const migrationsList = [
   { name: "Migration0008Connections", class: Migration0008Connections },
   { name: "Migration0009Rules", class: Migration0009Rules },
   { name: "Migration0010Logins", class: Migration0010Logins },
+  { name: "Migration0011AnnotationIndexes", class: Migration0011AnnotationIndexes },
 ];
