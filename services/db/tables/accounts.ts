@@ -106,3 +106,22 @@ export async function detachConnectionAccounts(tx: Em, connectionId: string): Pr
     connectionId,
   ]);
 }
+
+/** What a rule reads of an account and its owner (short ids and names), by account UUID. */
+export interface AccountOwnerRow {
+  id: string;
+  short_id: string;
+  name: string;
+  user_short_id: string;
+  user_name: string;
+}
+
+export async function accountOwners(em: Em, ids: readonly string[]): Promise<AccountOwnerRow[]> {
+  if (ids.length === 0) return [];
+  return query<AccountOwnerRow>(
+    em,
+    `select a.id, a.short_id, a.name, u.short_id as user_short_id, u.name as user_name
+     from accounts a join users u on u.id = a.user_id where a.id = any(?::uuid[])`,
+    [pgArray(ids)],
+  );
+}
