@@ -617,3 +617,103 @@ export async function lockTransactionsAtVersion(
   );
   return locked.map((r) => r.id);
 }
+
+// ---------------------------------------------------------------- reads for other areas
+
+/** How many live transactions there are. */
+export async function countLiveTransactions(em: Em): Promise<number> {
+  const [row] = await query<{ n: string }>(em, `select count(*)::text as n from transactions where deleted_at is null`);
+  return Number(row.n);
+}
+
+/** Short ids by UUID of these transactions (deleted or not; unknown ones are left out). */
+export async function transactionShortIds(em: Em, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await query<{ id: string; short_id: string }>(
+    em,
+    `select id, short_id from transactions where id = any(?::uuid[])`,
+    [pgArray(ids)],
+  );
+  return new Map(rows.map((r) => [r.id, r.short_id]));
+}
+
+/** The series (short id, or null) each of these transactions belongs to. */
+export async function transactionSeries(
+  em: Em,
+  ids: readonly string[],
+): Promise<{ id: string; series: string | null }[]> {
+  return query<{ id: string; series: string | null }>(
+    em,
+    `select t.id, s.short_id as series from transactions t left join series s on s.id = t.series_id
+     where t.id = any(?::uuid[])`,
+    [pgArray(ids)],
+  );
+}
+
+/** A transaction as series detection reads it, with the series it belongs to. */
+export interface DetectionMemberRow {
+  id: string;
+  short_id: string;
+  series_id: string | null;
+  series_short_id: string | null;
+  series_name: string | null;
+  series_status: string | null;
+}
+
+export async function detectionMembers(em: Em, ids: readonly string[]): Promise<DetectionMemberRow[]> {
+  return query<DetectionMemberRow>(
+    em,
+    `select t.id, t.short_id, t.series_id, s.short_id as series_short_id, s.name as series_name,
+       s.status as series_status
+     from transactions t left join series s on s.id = t.series_id where t.id = any(?::uuid[])`,
+    [pgArray(ids)],
+  );
+}
+
+/**
+ * Every posted (not pending), live transaction in the shape `T` names (the
+ * series detector's): the rows come out of SQL in that shape, so a million
+ * of them are read without a second copy.
+ */
+export async function postedHistory<T>(em: Em): Promise<T[]> {
+  return query<T & object>(
+    em,
+    `select t.id, to_char(t.date, 'YYYY-MM-DD') as date, t.amount::text as amount, t.iso_currency_code as currency,
+       t.counterparty_id as "counterpartyId", cp.name as "counterpartyName",
+       t.provider_merchant_name as "merchantName", t.provider_name as name,
+       t.provider_category_detailed as "categoryDetailed"
+     from transactions t left join counterparties cp on cp.id = t.counterparty_id
+     where t.deleted_at is null and not t.pending`,
+  );
+}
+
+/** A currency other than `currency` among a series' live transactions, or null. */
+export async function otherSeriesCurrency(em: Em, seriesId: string, currency: string): Promise<string | null> {
+  const [row] = await query<{ iso_currency_code: string }>(
+    em,
+    `select distinct iso_currency_code from transactions
+     where series_id = ? and deleted_at is null and iso_currency_code <> ? limit 1`,
+    [seriesId, currency],
+  );
+  return row?.iso_currency_code ?? null;
+}
+
+/** A series' transactions (deleted or not), locked in id order. */
+export async function lockSeriesTransactions(tx: Em, seriesId: string): Promise<string[]> {
+  const rows = await query<{ id: string }>(
+    tx,
+    `select id from transactions where series_id = ? order by id for update`,
+    [seriesId],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** The smallest and largest amount of a series' transactions (null when it has none). */
+export async function seriesAmountRange(em: Em, seriesId: string): Promise<{ lo: string | null; hi: string | null }> {
+  const [row] = await query<{ lo: string | null; hi: string | null }>(
+    em,
+    `select min(amount)::text as lo, max(amount)::text as hi from transactions where series_id = ?`,
+    [seriesId],
+  );
+  return row;
+}
