@@ -3,9 +3,9 @@ import { Migration } from "@mikro-orm/migrations";
 /**
  * The audit timeline is read one way only: a transaction's entries, oldest
  * first (annotations_transaction_index). annotations_entity_index (entity
- * type, entity id, time) had no reader, and every annotation paid for it: a
- * sync page writes one annotation per rule change, so it was a fifth of the
- * index work of ingest with the rules on (docs/transaction-changes.md).
+ * type, entity id, time) had no reader, and every annotation paid for it (one
+ * of its four index inserts); a sync page writes one annotation per rule
+ * change (docs/transaction-changes.md).
  */
 export class Migration0011AnnotationIndexes extends Migration {
   override async up(): Promise<void> {

@@ -24,7 +24,7 @@ export interface AnnotationRow {
  * A batch repeats a few kinds of entry (a rule's tag_added on every new
  * transaction of a sync page): each distinct kind (entity type, action,
  * actor, details) is sent once, and each row as its ids and the kind's
- * index, as bound arrays. That is a fifth of the bytes of one JSON object a
+ * index, as bound arrays. That is a third of the bytes of one JSON object a
  * row, and PostgreSQL parses no JSON per row.
  *
  * clock_timestamp(), not one JS Date: it has microseconds and advances from row to row (in the
