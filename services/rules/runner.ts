@@ -121,10 +121,8 @@ export class PageRules {
     const { maps, rules } = await page.load();
     const onCreate = rules.filter((r) => firesOn(r.trigger, "create"));
     if (onCreate.length === 0) return page;
-    for (let i = 0; i < newRows.length; i += CHUNK) {
-      const outcomes = judge(await loadNewContexts(tx, newRows.slice(i, i + CHUNK), maps), onCreate);
-      for (const o of outcomes) page.judged.set(o.t.id, o);
-    }
+    // One read for the page (its accounts): the contexts are built from the values.
+    for (const o of judge(await loadNewContexts(tx, newRows, maps), onCreate)) page.judged.set(o.t.id, o);
     await ensureAddedTags(tx, [...page.judged.values()], maps, actor);
     return page;
   }
