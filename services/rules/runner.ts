@@ -411,7 +411,7 @@ async function writeEffects(tx: Em, results: Outcome[], actor: Actor): Promise<v
       note("comment_added", { comment_id: comment.shortId, ...ruleDetails(c.by) }, { type: "comment", id: comment.id });
     }
   }
-  // One statement for the whole batch: its rows travel as one bound JSON parameter.
+  // One statement for the whole batch (insertAnnotations sends it as bound arrays).
   await recordAnnotations(tx, actor, notes);
 }
 
