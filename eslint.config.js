@@ -30,24 +30,18 @@ const SQL_ONLY_IN_TABLE_MODULES = [
   },
 ];
 
-// Modules that still hold statements on the transaction tables (transactions, annotations, comments, tags,
-// categories, counterparties, accounts, transaction versions), which move into services/db/tables/ separately.
-// Temporary: this list goes once they have moved.
+// The reads still assembled from a request's filters in their domain module (the transaction list, count,
+// summary and view; the rules' context scan, preview session settings and id lookups), listed in
+// docs/architecture.md as the exception still to move. Temporary: this list goes once they have moved.
 const SQL_NOT_YET_MOVED = [
-  "services/ledger/**",
+  "services/ledger/transactions/count.ts",
+  "services/ledger/transactions/filter.ts",
+  "services/ledger/transactions/list.ts",
+  "services/ledger/transactions/summary.ts",
+  "services/ledger/transactions/view.ts",
   "services/rules/context-loader.ts",
   "services/rules/preview.ts",
   "services/rules/references.ts",
-  "services/rules/runner.ts",
-  "services/series/detection.ts",
-  "services/series/membership.ts",
-  "services/series/routes.ts",
-  "services/series/rules-hooks.ts",
-  "services/series/series.ts",
-  "services/sync/apply-page.ts",
-  "services/sync/connections.ts",
-  "services/sync/engine.ts",
-  "services/sync/sync-accounts.ts",
 ];
 
 const restrict = (files, ...folders) => ({

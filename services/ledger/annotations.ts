@@ -1,7 +1,7 @@
 import { AnnotationEntity, type Annotation } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import { newShortId } from "../ids/short-id.js";
-import { query } from "../db/sql.js";
+import { insertAnnotations } from "../db/tables/annotations.js";
 import type { Actor } from "./actor.js";
 
 export interface AnnotationInput {
@@ -49,21 +49,8 @@ export async function recordAnnotations(em: Em, actor: Actor, inputs: Annotation
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === 5) throw new Error("could not allocate unique short ids for annotations");
     const rows = pending.map((r) => ({ ...r, short_id: newShortId() }));
-    // clock_timestamp(), not one JS Date: it has microseconds and advances from row to row (in the
-    // order given), so the timeline's (created_at, id) order is the order the changes were made.
-    const inserted = await query<{ id: string }>(
-      em,
-      `insert into annotations
-         (id, short_id, transaction_id, entity_type, entity_id, action, actor_type, actor_id, actor_name, details,
-          created_at)
-       select v.id, v.short_id, v.transaction_id, v.entity_type, v.entity_id, v.action, v.actor_type, v.actor_id,
-         v.actor_name, v.details, clock_timestamp()
-       from jsonb_to_recordset(?::jsonb) as v(id uuid, short_id text, transaction_id uuid, entity_type text,
-         entity_id uuid, action text, actor_type text, actor_id text, actor_name text, details jsonb)
-       on conflict (short_id) do nothing returning id`,
-      [JSON.stringify(rows)],
-    );
-    const done = new Set(inserted.map((r) => r.id));
+    const inserted = await insertAnnotations(em, rows);
+    const done = new Set(inserted);
     pending = pending.filter((r) => !done.has(r.id));
   }
 }

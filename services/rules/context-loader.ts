@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Em } from "../db/orm.js";
 import { pgArray, query } from "../db/sql.js";
+import { accountOwners } from "../db/tables/accounts.js";
+import { amountCents } from "../shared/validate.js";
 import type { CategorySource, TransactionContext } from "./engine/index.js";
 import type { TransactionState } from "./engine/pipeline.js";
 import { categorySlugOf, type ReferenceMaps } from "./references.js";
@@ -236,12 +238,20 @@ export interface NewTransactionValues {
   categorySource: CategorySource | null;
 }
 
+/** Days since 1970-01-01 of a "YYYY-MM-DD" date, as PostgreSQL's `date - date '1970-01-01'` (any year). */
+function dayNumber(date: string): number {
+  const d = new Date(0);
+  d.setUTCFullYear(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)));
+  return d.getTime() / 86_400_000;
+}
+
 /**
  * The full contexts of transactions not stored yet, as they will be once
  * inserted with these values (no tags, metadata, counterparty or series
- * yet). The same query and row mapping as loadContexts, over the values in
- * place of the table, so a new row is judged exactly as its stored self
- * would be.
+ * yet): the rows loadContexts would read after the insert, built here from
+ * the values and their accounts (one read for the batch), so a sync page's
+ * new rows are judged without sending them to the database and back. The
+ * same row mapping as loadContexts; a test pins that both agree.
  */
 export async function loadNewContexts(
   em: Em,
@@ -249,31 +259,40 @@ export async function loadNewContexts(
   maps: ReferenceMaps,
 ): Promise<LoadedTransaction[]> {
   if (rows.length === 0) return [];
-  const from = `(select x.id, x.short_id, x.account_id, x.amount, x.date, x.provider, x.provider_name,
-      x.provider_merchant_name, x.provider_category_primary, x.provider_category_detailed, x.pending,
-      x.category_id, x.category_source, 0::bigint as seq, '{}'::uuid[] as tag_ids, '{}'::jsonb as metadata,
-      null::uuid as counterparty_id, null::uuid as series_id
-    from jsonb_to_recordset(?::jsonb) as x(id uuid, short_id text, account_id uuid, amount numeric(12,2), date date,
-      provider text, provider_name text, provider_merchant_name text, provider_category_primary text,
-      provider_category_detailed text, pending boolean, category_id uuid, category_source text)) t`;
-  const sql = contextSql(ALL_GROUPS, "true", "order by t.id", true, from);
-  const values = rows.map((r) => ({
-    id: r.id,
-    short_id: r.shortId,
-    account_id: r.accountId,
-    amount: r.amount,
-    date: r.date,
-    provider: r.provider,
-    provider_name: r.providerName,
-    provider_merchant_name: r.providerMerchantName,
-    provider_category_primary: r.providerCategoryPrimary,
-    provider_category_detailed: r.providerCategoryDetailed,
-    pending: r.pending,
-    category_id: r.categoryId,
-    category_source: r.categorySource,
-  }));
-  const found = await query<Row>(em, sql, [JSON.stringify(values)]);
-  return found.map(loader(ALL_GROUPS, maps));
+  const owners = new Map((await accountOwners(em, [...new Set(rows.map((r) => r.accountId))])).map((a) => [a.id, a]));
+  const toLoaded = loader(ALL_GROUPS, maps);
+  const out: LoadedTransaction[] = [];
+  // In id order, as loadContexts reads them (a UUID's text order is its order in PostgreSQL).
+  for (const r of [...rows].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))) {
+    const a = owners.get(r.accountId);
+    // A row of an unknown account cannot be stored (its foreign key): it has no context, as in the join.
+    if (!a) continue;
+    const row: Row = {
+      shortId: r.shortId,
+      day: dayNumber(r.date),
+      id: r.id,
+      seq: "0",
+      providerName: r.providerName,
+      providerMerchantName: r.providerMerchantName,
+      amountCents: Number(amountCents(r.amount)),
+      providerCategoryPrimary: r.providerCategoryPrimary,
+      providerCategoryDetailed: r.providerCategoryDetailed,
+      pending: r.pending,
+      provider: r.provider,
+      accountId: a.short_id,
+      accountName: a.name,
+      userId: a.user_short_id,
+      userName: a.user_name,
+      categoryId: r.categoryId,
+      categorySource: r.categorySource,
+      tagIdsText: "",
+      counterpartyId: null,
+      counterparty: null,
+      metadata: {},
+    };
+    out.push(toLoaded(row));
+  }
+  return out;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Em } from "../db/orm.js";
 import { query } from "../db/sql.js";
+import { countLiveTransactions } from "../db/tables/transactions.js";
 import { CofferError, validation } from "../errors/coffer-error.js";
 import { conditionsMatch } from "./engine/index.js";
 import { scanContexts } from "./context-loader.js";
@@ -83,11 +84,7 @@ export async function previewRule(
       // One statement timeout for the whole budget (each statement is bounded by it; between
       // statements the clock is checked here), not one per statement: a round trip costs.
       await query(tx, `set local statement_timeout = ${remaining()}`);
-      const [count] = await query<{ n: string }>(
-        tx,
-        `select count(*)::text as n from transactions where deleted_at is null`,
-      );
-      total = Number(count.n);
+      total = await countLiveTransactions(tx);
       const maps = await loadReferenceMaps(tx);
       const narrow = prefilter(compiled);
       // The scan waits for the database between batches, and the evaluation of a batch lets other

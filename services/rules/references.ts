@@ -1,5 +1,8 @@
 import type { Em } from "../db/orm.js";
-import { pgArray, query } from "../db/sql.js";
+import { allCategories } from "../db/tables/categories.js";
+import { findCounterpartiesByIds } from "../db/tables/counterparties.js";
+import { allTags } from "../db/tables/tags.js";
+import { query } from "../db/sql.js";
 import { validation } from "../errors/coffer-error.js";
 import { parseId } from "../ids/resolve-id.js";
 import { UNCATEGORIZED } from "../ledger/taxonomy.js";
@@ -41,10 +44,7 @@ export interface ReferenceMaps {
 }
 
 export async function loadReferenceMaps(em: Em): Promise<ReferenceMaps> {
-  const [categories, tags] = await Promise.all([
-    query<{ id: string; slug: string; display_name: string }>(em, `select id, slug, display_name from categories`),
-    query<{ id: string; slug: string }>(em, `select id, slug from tags`),
-  ]);
+  const [categories, tags] = await Promise.all([allCategories(em), allTags(em)]);
   return {
     categories: new Map(categories.map((c) => [c.id, { slug: c.slug, displayName: c.display_name }])),
     categoryIdBySlug: new Map(categories.map((c) => [c.slug, c.id])),
@@ -65,11 +65,7 @@ async function counterpartiesByRef(
   const ids = lookups.filter((l) => l.lookup?.column === "id").map((l) => l.lookup!.value);
   const shortIds = lookups.filter((l) => l.lookup?.column === "short_id").map((l) => l.lookup!.value);
   if (ids.length === 0 && shortIds.length === 0) return new Map();
-  const rows = await query<{ id: string; short_id: string; name: string }>(
-    em,
-    `select id, short_id, name from counterparties where id = any(?::uuid[]) or short_id = any(?::text[])`,
-    [pgArray(ids), pgArray(shortIds)],
-  );
+  const rows = await findCounterpartiesByIds(em, ids, shortIds);
   const out = new Map<string, { id: string; shortId: string; name: string }>();
   for (const r of rows) {
     const found = { id: r.id, shortId: r.short_id, name: r.name };

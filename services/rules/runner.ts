@@ -1,7 +1,9 @@
 import { UUID } from "../../common/validation.js";
 import type { Em } from "../db/orm.js";
-import { pgArray, query } from "../db/sql.js";
 import { addRuleHits } from "../db/tables/rules.js";
+import { insertComments as insertCommentRows } from "../db/tables/comments.js";
+import { counterpartyShortIds } from "../db/tables/counterparties.js";
+import { liveTransactionIds, lockTransactionsAtVersion, writeRuledTransactions } from "../db/tables/transactions.js";
 import { newShortId } from "../ids/short-id.js";
 import type { Actor } from "../ledger/actor.js";
 import { recordAnnotations, type AnnotationInput } from "../ledger/annotations.js";
@@ -39,8 +41,6 @@ export interface RunSummary {
 
 /** How many transactions are read, judged and written at a time. */
 const CHUNK = 1000;
-/** Most rows one INSERT of annotations carries (PostgreSQL takes at most 65,535 parameters). */
-const ANNOTATION_CHUNK = 2000;
 
 const LIMITS = { maxMetadataKeys: METADATA_LIMITS.maxKeys, maxMetadataBytes: METADATA_LIMITS.maxBytes };
 
@@ -121,10 +121,8 @@ export class PageRules {
     const { maps, rules } = await page.load();
     const onCreate = rules.filter((r) => firesOn(r.trigger, "create"));
     if (onCreate.length === 0) return page;
-    for (let i = 0; i < newRows.length; i += CHUNK) {
-      const outcomes = judge(await loadNewContexts(tx, newRows.slice(i, i + CHUNK), maps), onCreate);
-      for (const o of outcomes) page.judged.set(o.t.id, o);
-    }
+    // One read for the page (its accounts): the contexts are built from the values.
+    for (const o of judge(await loadNewContexts(tx, newRows, maps), onCreate)) page.judged.set(o.t.id, o);
     await ensureAddedTags(tx, [...page.judged.values()], maps, actor);
     return page;
   }
@@ -254,16 +252,6 @@ function nextTagIds(t: LoadedTransaction, r: PipelineResult, maps: ReferenceMaps
   return [...kept, ...r.tagsAdded.map((x) => maps.tagIdBySlug.get(x.slug)!).filter((id) => !kept.includes(id))];
 }
 
-async function counterpartyShortIds(tx: Em, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await query<{ id: string; short_id: string }>(
-    tx,
-    `select id, short_id from counterparties where id = any(?::uuid[])`,
-    [pgArray(ids)],
-  );
-  return new Map(rows.map((r) => [r.id, r.short_id]));
-}
-
 /** Tags a rule adds by slug that do not exist (flag's "flagged" on first use) are created. */
 async function ensureAddedTags(tx: Em, outcomes: Outcome[], maps: ReferenceMaps, actor: Actor): Promise<void> {
   const missing = [...new Set(outcomes.flatMap(({ r }) => r.tagsAdded.map((a) => a.slug)))].filter(
@@ -293,43 +281,32 @@ async function writeRows(
     r.tagsRemoved.length > 0 ||
     r.metadata.length > 0 ||
     r.counterparty !== null;
-  const version = opts.checkVersion ? " and t.seq = v.seq" : "";
   const done = new Set<string>();
   const rows = outcomes.filter(isRowChange);
   if (rows.length > 0) {
-    const updated = await query<{ id: string }>(
+    const updated = await writeRuledTransactions(
       tx,
-      `update transactions t set category_id = v.category_id, category_source = v.category_source,
-         tag_ids = v.tag_ids, metadata = v.metadata, counterparty_id = v.counterparty_id
-       from jsonb_to_recordset(?::jsonb) as v(id uuid, seq bigint, category_id uuid, category_source text,
-         tag_ids uuid[], metadata jsonb, counterparty_id uuid)
-       where t.id = v.id and t.deleted_at is null${version}
-       returning t.id`,
-      [
-        JSON.stringify(
-          rows.map(({ t, r }) => ({
-            id: t.id,
-            seq: t.seq,
-            category_id: r.after.categoryId,
-            category_source: r.after.categorySource,
-            tag_ids: nextTagIds(t, r, maps),
-            metadata: r.after.metadata,
-            counterparty_id: r.after.counterpartyId,
-          })),
-        ),
-      ],
+      rows.map(({ t, r }) => ({
+        id: t.id,
+        seq: t.seq,
+        category_id: r.after.categoryId,
+        category_source: r.after.categorySource,
+        tag_ids: nextTagIds(t, r, maps),
+        metadata: r.after.metadata,
+        counterparty_id: r.after.counterpartyId,
+      })),
+      opts,
     );
-    for (const u of updated) done.add(u.id);
+    for (const id of updated) done.add(id);
   }
   const others = outcomes.filter((o) => !isRowChange(o));
   if (others.length > 0) {
-    const locked = await query<{ id: string }>(
+    const locked = await lockTransactionsAtVersion(
       tx,
-      `select t.id from transactions t join jsonb_to_recordset(?::jsonb) as v(id uuid, seq bigint) on t.id = v.id
-       where t.deleted_at is null${version} order by t.id for update of t`,
-      [JSON.stringify(others.map(({ t }) => ({ id: t.id, seq: t.seq })))],
+      others.map(({ t }) => ({ id: t.id, seq: t.seq })),
+      opts,
     );
-    for (const l of locked) done.add(l.id);
+    for (const id of locked) done.add(id);
   }
   return done;
 }
@@ -351,12 +328,9 @@ async function writeSeries(tx: Em, results: Outcome[], actor: Actor): Promise<vo
   }
   if (groups.size === 0) return;
   // assignSeries refuses a deleted row; one removed since it was judged is simply left out.
-  const live = new Set(
-    (
-      await query<{ id: string }>(tx, `select id from transactions where id = any(?::uuid[]) and deleted_at is null`, [
-        pgArray([...groups.values()].flatMap((g) => g.ids)),
-      ])
-    ).map((r) => r.id),
+  const live = await liveTransactionIds(
+    tx,
+    [...groups.values()].flatMap((g) => g.ids),
   );
   for (const { o, ids: all } of groups.values()) {
     const ids = all.filter((id) => live.has(id));
@@ -429,9 +403,8 @@ async function writeEffects(tx: Em, results: Outcome[], actor: Actor): Promise<v
       note("comment_added", { comment_id: comment.shortId, ...ruleDetails(c.by) }, { type: "comment", id: comment.id });
     }
   }
-  for (let i = 0; i < notes.length; i += ANNOTATION_CHUNK) {
-    await recordAnnotations(tx, actor, notes.slice(i, i + ANNOTATION_CHUNK));
-  }
+  // One statement for the whole batch (insertAnnotations sends it as bound arrays).
+  await recordAnnotations(tx, actor, notes);
 }
 
 /**
@@ -456,17 +429,19 @@ async function insertComments(
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === 5) throw new Error("could not allocate unique short ids for comments");
     const rows = pending.map((p) => ({ ...p, short_id: newShortId() }));
-    const inserted = await query<{ id: string }>(
+    const inserted = await insertCommentRows(
       tx,
-      `insert into comments
-         (id, short_id, transaction_id, body, author_type, author_key_id, author_name, created_at, updated_at)
-       select v.id, v.short_id, v.transaction_id, v.body, 'system', null, v.author_name,
-         clock_timestamp(), clock_timestamp()
-       from jsonb_to_recordset(?::jsonb) as v(id uuid, short_id text, transaction_id uuid, body text, author_name text)
-       on conflict (short_id) do nothing returning id`,
-      [JSON.stringify(rows)],
+      rows.map((r) => ({
+        id: r.id,
+        short_id: r.short_id,
+        transaction_id: r.transaction_id,
+        body: r.body,
+        author_type: "system",
+        author_key_id: null,
+        author_name: r.author_name,
+      })),
     );
-    const done = new Set(inserted.map((r) => r.id));
+    const done = new Set(inserted);
     for (const r of rows) if (done.has(r.id)) out.set(r.key, { id: r.id, shortId: r.short_id });
     pending = pending.filter((p) => !done.has(p.id));
   }

@@ -1,9 +1,10 @@
 import type { Em } from "../db/orm.js";
 import { lockForTransaction } from "../db/locks.js";
-import { pgArray, query } from "../db/sql.js";
 import { lockSeriesRow } from "../db/tables/series.js";
 import { lastAutomaticDetectionAt, insertSeriesDetectionRun } from "../db/tables/series-detection-runs.js";
 import { insertProposalRejection, listSeriesRejections } from "../db/tables/series-rejections.js";
+import { counterpartyShortIds } from "../db/tables/counterparties.js";
+import { detectionMembers, postedHistory } from "../db/tables/transactions.js";
 import { validation } from "../errors/coffer-error.js";
 import type { Actor } from "../ledger/actor.js";
 import type { PeriodicTask } from "../periodic.js";
@@ -52,15 +53,7 @@ export function parseMinConfidence(raw: number | undefined, fallback: number): n
  * are read without a second copy.
  */
 export async function loadHistory(em: Em): Promise<DetectorTransaction[]> {
-  return query<DetectorTransaction>(
-    em,
-    `select t.id, to_char(t.date, 'YYYY-MM-DD') as date, t.amount::text as amount, t.iso_currency_code as currency,
-       t.counterparty_id as "counterpartyId", cp.name as "counterpartyName",
-       t.provider_merchant_name as "merchantName", t.provider_name as name,
-       t.provider_category_detailed as "categoryDetailed"
-     from transactions t left join counterparties cp on cp.id = t.counterparty_id
-     where t.deleted_at is null and not t.pending`,
-  );
+  return postedHistory<DetectorTransaction>(em);
 }
 
 interface Rejection {
@@ -116,28 +109,10 @@ export async function detectProposals(em: Em, opts: { minConfidence: number; tod
   const rejections = await loadRejections(em);
   const kept = proposals.filter((p) => !isRejected(p, rejections));
   const memberIds = kept.flatMap((p) => p.transactionIds);
-  const members = await query<{
-    id: string;
-    short_id: string;
-    series_id: string | null;
-    series_short_id: string | null;
-    series_name: string | null;
-    series_status: string | null;
-  }>(
-    em,
-    `select t.id, t.short_id, t.series_id, s.short_id as series_short_id, s.name as series_name,
-       s.status as series_status
-     from transactions t left join series s on s.id = t.series_id where t.id = any(?::uuid[])`,
-    [pgArray(memberIds)],
-  );
+  const members = await detectionMembers(em, memberIds);
   const byId = new Map(members.map((m) => [m.id, m]));
   const cpIds = [...new Set(kept.flatMap((p) => (p.counterpartyId ? [p.counterpartyId] : [])))];
-  const cps = await query<{ id: string; short_id: string }>(
-    em,
-    `select id, short_id from counterparties where id = any(?::uuid[])`,
-    [pgArray(cpIds)],
-  );
-  const cpShort = new Map(cps.map((c) => [c.id, c.short_id]));
+  const cpShort = await counterpartyShortIds(em, cpIds);
 
   const views: ProposalView[] = [];
   for (const p of kept) {

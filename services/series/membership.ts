@@ -1,7 +1,11 @@
 import type { SeriesCadence } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
-import { pgArray, query } from "../db/sql.js";
 import { seriesCadenceAndDates, updateSeriesDates } from "../db/tables/series.js";
+import {
+  linkTransactionsToSeries,
+  lockSeriesMembers,
+  unlinkTransactionsFromSeries,
+} from "../db/tables/transactions.js";
 import { CofferError } from "../errors/coffer-error.js";
 import type { Actor } from "../ledger/actor.js";
 import { recordAnnotations } from "../ledger/annotations.js";
@@ -36,13 +40,7 @@ export interface MemberRow {
  */
 export async function lockMembers(tx: Em, ids: string[], opts: { skipDeleted?: boolean } = {}): Promise<MemberRow[]> {
   if (ids.length === 0) return [];
-  const rows = await query<MemberRow & { deleted: boolean }>(
-    tx,
-    `select id, short_id, series_id, iso_currency_code, amount::text as amount, to_char(date, 'YYYY-MM-DD') as date,
-       deleted_at is not null as deleted
-     from transactions where id = any(?::uuid[]) order by id for update`,
-    [pgArray(ids)],
-  );
+  const rows = await lockSeriesMembers(tx, ids);
   if (!opts.skipDeleted && (rows.length < ids.length || rows.some((r) => r.deleted))) {
     throw new CofferError("NOT_FOUND", "A transaction was deleted meanwhile; nothing was changed");
   }
@@ -84,33 +82,26 @@ export async function linkMembers(
 ): Promise<string[]> {
   const candidates = rows.filter((r) => r.series_id === null).map((r) => r.id);
   if (candidates.length === 0) return [];
-  const linked = await query<{ id: string }>(
-    tx,
-    `update transactions set series_id = ?::uuid where id = any(?::uuid[]) and series_id is null returning id`,
-    [series.id, pgArray(candidates)],
-  );
+  const linked = await linkTransactionsToSeries(tx, series.id, candidates);
   await recordAnnotations(
     tx,
     actor,
-    linked.map((r) => ({
+    linked.map((id) => ({
       entityType: "transaction" as const,
-      entityId: r.id,
-      transactionId: r.id,
+      entityId: id,
+      transactionId: id,
       action: "series_assigned",
       details: { series_id: series.shortId, series_name: series.name, ...note },
     })),
   );
-  return linked.map((r) => r.id);
+  return linked;
 }
 
 /** Takes the rows out of the series (those that belong to it). Returns the ids unlinked. */
 export async function unlinkMembers(tx: Em, actor: Actor, series: SeriesRef, rows: MemberRow[]): Promise<string[]> {
   const ids = rows.filter((r) => r.series_id === series.id).map((r) => r.id);
   if (ids.length === 0) return [];
-  await query(tx, `update transactions set series_id = null where id = any(?::uuid[]) and series_id = ?::uuid`, [
-    pgArray(ids),
-    series.id,
-  ]);
+  await unlinkTransactionsFromSeries(tx, series.id, ids);
   await recordAnnotations(
     tx,
     actor,

@@ -8,7 +8,7 @@ import {
 } from "../../gen/coffer/v1/series_pb.js";
 import { emOf, requirePrincipal } from "../context.js";
 import type { Em } from "../db/orm.js";
-import { pgArray, query } from "../db/sql.js";
+import { transactionShortIds } from "../db/tables/transactions.js";
 import { actorOf } from "../ledger/actor.js";
 import { orUndef, tsFromIso } from "../shared/proto.js";
 import { assignSeries } from "./assign.js";
@@ -89,13 +89,7 @@ const proposalToProto = (v: ProposalView): MessageInitShape<typeof SeriesProposa
 const upcomingToProto = (c: UpcomingCharge): MessageInitShape<typeof UpcomingChargeSchema> => ({ ...c });
 
 async function shortIdsOf(em: Em, ids: string[]): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const rows = await query<{ id: string; short_id: string }>(
-    em,
-    `select id, short_id from transactions where id = any(?::uuid[])`,
-    [pgArray(ids)],
-  );
-  const byId = new Map(rows.map((r) => [r.id, r.short_id]));
+  const byId = await transactionShortIds(em, ids);
   return ids.map((id) => byId.get(id)!);
 }
 

@@ -1,6 +1,6 @@
 import type { Em } from "../db/orm.js";
-import { pgArray, query } from "../db/sql.js";
 import { seriesIdByLookup, seriesShortId } from "../db/tables/series.js";
+import { transactionSeries } from "../db/tables/transactions.js";
 import { validation } from "../errors/coffer-error.js";
 import { parseId } from "../ids/resolve-id.js";
 import { checkAssignTarget, findSeriesByName, type AssignSeriesTarget } from "./assign.js";
@@ -44,12 +44,7 @@ export async function loadSeriesConditionFields(
   transactionIds: string[],
 ): Promise<Map<string, SeriesConditionFields>> {
   if (transactionIds.length === 0) return new Map();
-  const rows = await query<{ id: string; series: string | null }>(
-    em,
-    `select t.id, s.short_id as series from transactions t left join series s on s.id = t.series_id
-     where t.id = any(?::uuid[])`,
-    [pgArray(transactionIds)],
-  );
+  const rows = await transactionSeries(em, transactionIds);
   return new Map(rows.map((r) => [r.id, seriesConditionFields(r.series)]));
 }
 

@@ -9,9 +9,10 @@ import {
   type SeriesType,
 } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
-import { pgArray, query } from "../db/sql.js";
 import { deleteSeriesRow, listSeriesRows, lockSeriesRow } from "../db/tables/series.js";
 import { insertDeletedSeriesRejection } from "../db/tables/series-rejections.js";
+import { counterpartyShortIds } from "../db/tables/counterparties.js";
+import { lockSeriesTransactions, otherSeriesCurrency, seriesAmountRange } from "../db/tables/transactions.js";
 import { CofferError, validation } from "../errors/coffer-error.js";
 import { withShortId } from "../ids/insert.js";
 import type { Actor } from "../ledger/actor.js";
@@ -247,16 +248,10 @@ export async function updateSeries(em: Em, actor: Actor, req: UpdateSeriesInput)
         req.counterpartyId.trim() === "" ? null : (await resolveCounterparty(tx, req.counterpartyId)).id;
     }
     if (wanted.isoCurrencyCode !== undefined && wanted.isoCurrencyCode !== current.isoCurrencyCode) {
-      const other = await query<{ iso_currency_code: string }>(
-        tx,
-        `select distinct iso_currency_code from transactions
-         where series_id = ? and deleted_at is null and iso_currency_code <> ? limit 1`,
-        [id, wanted.isoCurrencyCode],
-      );
-      if (other[0]) {
+      const other = await otherSeriesCurrency(tx, id, wanted.isoCurrencyCode);
+      if (other !== null) {
         throw validation(
-          `iso_currency_code ${wanted.isoCurrencyCode} does not match the series' transactions ` +
-            `(${other[0].iso_currency_code})`,
+          `iso_currency_code ${wanted.isoCurrencyCode} does not match the series' transactions ` + `(${other})`,
         );
       }
     }
@@ -286,12 +281,7 @@ const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 /** A counterparty change as the audit trail shows references: by short id. */
 async function counterpartyChange(tx: Em, from: unknown, to: unknown): Promise<{ from: unknown; to: unknown }> {
   const ids = [from, to].filter((x): x is string => typeof x === "string");
-  const rows = await query<{ id: string; short_id: string }>(
-    tx,
-    `select id, short_id from counterparties where id = any(?::uuid[])`,
-    [pgArray(ids)],
-  );
-  const short = new Map(rows.map((r) => [r.id, r.short_id]));
+  const short = await counterpartyShortIds(tx, ids);
   const of = (v: unknown) => (typeof v === "string" ? (short.get(v) ?? null) : null);
   return { from: of(from), to: of(to) };
 }
@@ -310,23 +300,15 @@ export async function deleteSeries(em: Em, actor: Actor, rawId: string): Promise
   await em.transactional(async (tx) => {
     const id = await resolveSeriesId(tx, rawId);
     const s = await lockSeries(tx, id);
-    const members = await query<{ id: string }>(
-      tx,
-      `select id from transactions where series_id = ? order by id for update`,
-      [id],
-    );
-    const [range] = await query<{ lo: string | null; hi: string | null }>(
-      tx,
-      `select min(amount)::text as lo, max(amount)::text as hi from transactions where series_id = ?`,
-      [id],
-    );
+    const members = await lockSeriesTransactions(tx, id);
+    const range = await seriesAmountRange(tx, id);
     await insertDeletedSeriesRejection(tx, {
       detectionKey: s.detectionKey,
       lo: range.lo,
       hi: range.hi,
       expectedAmount: s.expectedAmount,
       amountTolerance: s.amountTolerance,
-      transactionIds: members.map((m) => m.id),
+      transactionIds: members,
       seriesName: s.name,
       actor,
     });
@@ -335,8 +317,8 @@ export async function deleteSeries(em: Em, actor: Actor, rawId: string): Promise
       actor,
       members.map((m) => ({
         entityType: "transaction" as const,
-        entityId: m.id,
-        transactionId: m.id,
+        entityId: m,
+        transactionId: m,
         action: "series_unassigned",
         details: { series_id: s.shortId, series_name: s.name, series_deleted: true },
       })),

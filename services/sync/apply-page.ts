@@ -1,9 +1,18 @@
 import { AMOUNT } from "../../common/money.js";
 import { CURRENCY, isCalendarDate } from "../../common/validation.js";
 import type { Em } from "../db/orm.js";
-import { pgArray, query } from "../db/sql.js";
 import { lockConnectionCursor, updateConnectionCursor } from "../db/tables/connections.js";
 import { addSyncLogPage } from "../db/tables/sync-logs.js";
+import {
+  carryOverPendingTransactions,
+  markProviderRemoved,
+  removeListedTransactions,
+  removeVanishedPendingTransactions,
+  storedSyncKeys,
+  upsertSyncedTransactions,
+  type SyncedTransactionRow,
+  type WrittenSyncRow,
+} from "../db/tables/transactions.js";
 import { retryOnShortIdClash } from "../ids/insert.js";
 import { newShortId } from "../ids/short-id.js";
 import type { Actor } from "../ledger/actor.js";
@@ -205,22 +214,12 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
   });
 }
 
-interface Written {
-  id: string;
-  account_id: string;
-  provider_transaction_id: string;
-  inserted: boolean;
-}
-
 /** Which of the page's rows are stored already (live, removed or deleted), by keyOf. */
 async function storedKeys(tx: Em, ctx: PageContext, list: Row[]): Promise<Set<string>> {
-  const rows = await query<{ account_id: string; ptid: string }>(
-    tx,
-    `select t.account_id, t.provider_transaction_id as ptid
-     from unnest(?::uuid[], ?::text[]) as k(account_id, ptid)
-     join transactions t on t.account_id = k.account_id and t.provider = ? and t.provider_transaction_id = k.ptid`,
-    [pgArray(list.map((r) => r.accountId)), pgArray(list.map((r) => r.ptid)), ctx.provider],
-  );
+  const rows = await storedSyncKeys(tx, ctx.provider, {
+    accountIds: list.map((r) => r.accountId),
+    ptids: list.map((r) => r.ptid),
+  });
   return new Set(rows.map((r) => keyOf(r.account_id, r.ptid)));
 }
 
@@ -246,74 +245,30 @@ const newValues =
     categorySource: providerSource(r),
   });
 
-/** Who may be overridden by the provider's category: nobody chose one, or it was the provider's own. */
-const PROVIDER_OWNS_CATEGORY = `(t.category_source is null or t.category_source = 'system')`;
-
 /**
- * Inserts new rows and updates changed ones, keyed on (account, provider,
- * provider transaction id). A row a person deleted is never touched (it
- * stays deleted); a row the provider removed comes back when the provider
- * sends it again. Rows that did not change are not written (and not
- * returned). The category follows the provider's only while nobody else chose one.
- * A new row is inserted with what the rules made of it (`rules.valuesOf`).
+ * Writes the page's rows (upsertSyncedTransactions): a new row is inserted
+ * with what the rules made of it (`rules.valuesOf`). Rows that did not
+ * change are not written (and not returned).
  */
-async function upsertRows(tx: Em, ctx: PageContext, list: Row[], rules: PageRules): Promise<Written[]> {
-  const ruled = list.map((r) => rules.valuesOf(r.id));
-  const arrays = [
-    pgArray(list.map((r) => r.id)),
-    pgArray(list.map((r) => r.accountId)),
-    pgArray(list.map((r) => r.amount)),
-    pgArray(list.map((r) => r.currency)),
-    pgArray(list.map((r) => r.date)),
-    pgArray(list.map((r) => r.authorizedDate)),
-    pgArray(list.map((r) => r.ptid)),
-    pgArray(list.map((r) => r.name)),
-    pgArray(list.map((r) => r.merchant)),
-    pgArray(list.map((r) => r.primary)),
-    pgArray(list.map((r) => r.detailed)),
-    pgArray(list.map((r) => (r.pending ? "t" : "f"))),
-    pgArray(list.map((r, i) => (ruled[i] ? ruled[i].categoryId : r.categoryId))),
-    pgArray(list.map((r, i) => (ruled[i] ? ruled[i].categorySource : providerSource(r)))),
-    pgArray(ruled.map((v) => (v && v.tagIds.length ? `{${v.tagIds.join(",")}}` : "{}"))),
-    pgArray(ruled.map((v) => (v ? JSON.stringify(v.metadata) : "{}"))),
-    pgArray(ruled.map((v) => v?.counterpartyId ?? null)),
-  ];
+async function upsertRows(tx: Em, ctx: PageContext, list: Row[], rules: PageRules): Promise<WrittenSyncRow[]> {
+  const rows = list.map((r): Omit<SyncedTransactionRow, "shortId"> => {
+    const ruled = rules.valuesOf(r.id);
+    return {
+      ...r,
+      categoryId: ruled ? ruled.categoryId : r.categoryId,
+      categorySource: ruled ? ruled.categorySource : providerSource(r),
+      tagIds: ruled?.tagIds ?? [],
+      metadata: ruled?.metadata ?? {},
+      counterpartyId: ruled?.counterpartyId ?? null,
+    };
+  });
+  // Each attempt in a savepoint with fresh short ids, so a clash does not abort the page.
   return retryOnShortIdClash(() =>
     tx.transactional((sp) =>
-      query<Written>(
+      upsertSyncedTransactions(
         sp,
-        `insert into transactions as t (id, short_id, account_id, amount, iso_currency_code, date, authorized_date,
-           provider, provider_transaction_id, provider_name, provider_merchant_name, provider_category_primary,
-           provider_category_detailed, pending, category_id, category_source, tag_ids, metadata, counterparty_id)
-         select x.id, x.short_id, x.account_id, x.amount, x.ccy, x.date, x.authorized_date, ?, x.ptid,
-           x.name, x.merchant, x.cat_primary, x.cat_detailed, x.pending, x.category_id, x.category_source,
-           x.tag_ids::uuid[], x.metadata::jsonb, x.counterparty_id
-         from unnest(?::text[], ?::uuid[], ?::uuid[], ?::numeric[], ?::text[], ?::date[], ?::date[], ?::text[],
-           ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[], ?::uuid[], ?::text[], ?::text[], ?::text[],
-           ?::uuid[])
-           as x(short_id, id, account_id, amount, ccy, date, authorized_date, ptid, name, merchant, cat_primary,
-             cat_detailed, pending, category_id, category_source, tag_ids, metadata, counterparty_id)
-         on conflict (account_id, provider, provider_transaction_id) do update set
-           amount = excluded.amount, iso_currency_code = excluded.iso_currency_code, date = excluded.date,
-           authorized_date = excluded.authorized_date, provider_name = excluded.provider_name,
-           provider_merchant_name = excluded.provider_merchant_name,
-           provider_category_primary = excluded.provider_category_primary,
-           provider_category_detailed = excluded.provider_category_detailed, pending = excluded.pending,
-           category_id = case when ${PROVIDER_OWNS_CATEGORY} then excluded.category_id else t.category_id end,
-           category_source = case when ${PROVIDER_OWNS_CATEGORY} then excluded.category_source
-             else t.category_source end,
-           deleted_at = case when t.provider_removed_at is not null then null else t.deleted_at end,
-           provider_removed_at = null
-         where (t.deleted_at is null or t.provider_removed_at is not null)
-           and (t.amount, t.iso_currency_code, t.date, t.authorized_date, t.provider_name, t.provider_merchant_name,
-             t.provider_category_primary, t.provider_category_detailed, t.pending, t.provider_removed_at,
-             case when ${PROVIDER_OWNS_CATEGORY} then t.category_id end)
-           is distinct from (excluded.amount, excluded.iso_currency_code, excluded.date, excluded.authorized_date,
-             excluded.provider_name, excluded.provider_merchant_name, excluded.provider_category_primary,
-             excluded.provider_category_detailed, excluded.pending, null::timestamptz,
-             case when ${PROVIDER_OWNS_CATEGORY} then excluded.category_id end)
-         returning t.id, t.account_id, t.provider_transaction_id, (t.xmax = 0) as inserted`,
-        [ctx.provider, pgArray(list.map(() => newShortId())), ...arrays],
+        ctx.provider,
+        rows.map((r) => ({ ...r, shortId: newShortId() })),
       ),
     ),
   );
@@ -335,52 +290,14 @@ async function carryOver(
   successors: Row[],
   idByKey: Map<string, string>,
 ): Promise<{ successors: string[]; live: string[] }> {
-  const pairs = await query<{ new_id: string; old_id: string; old_short_id: string; comments: number; live: boolean }>(
-    tx,
-    `with pairs as (
-       select x.new_id, p.id as old_id, p.short_id as old_short_id, p.category_id, p.category_source, p.tag_ids,
-         p.metadata, p.counterparty_id, p.deleted_at is not null and p.provider_removed_at is null as person_deleted,
-         p.deleted_at is null as live
-       from unnest(?::uuid[], ?::uuid[], ?::text[]) as x(new_id, account_id, pending_ptid)
-       join transactions p
-         on p.account_id = x.account_id and p.provider = ? and p.provider_transaction_id = x.pending_ptid
-       where p.id <> x.new_id
-     ), carried as (
-       update transactions n set
-         category_id = case when pairs.category_source in ('user', 'agent', 'rule') then pairs.category_id
-           else n.category_id end,
-         category_source = case when pairs.category_source in ('user', 'agent', 'rule') then pairs.category_source
-           else n.category_source end,
-         tag_ids = array(select distinct u from unnest(n.tag_ids || pairs.tag_ids) u order by u),
-         metadata = pairs.metadata || n.metadata,
-         counterparty_id = coalesce(n.counterparty_id, pairs.counterparty_id),
-         deleted_at = case when pairs.person_deleted then now() else n.deleted_at end
-       from pairs where n.id = pairs.new_id
-       returning n.id
-     ), moved as (
-       update comments c set transaction_id = pairs.new_id from pairs where c.transaction_id = pairs.old_id
-       returning c.transaction_id
-     )
-     select pairs.new_id, pairs.old_id, pairs.old_short_id, pairs.live,
-       (select count(*)::int from moved where moved.transaction_id = pairs.new_id) as comments
-     from pairs`,
-    [
-      pgArray(successors.map((r) => idByKey.get(keyOf(r.accountId, r.ptid))!)),
-      pgArray(successors.map((r) => r.accountId)),
-      pgArray(successors.map((r) => r.pendingPtid)),
-      ctx.provider,
-    ],
-  );
+  const pairs = await carryOverPendingTransactions(tx, ctx.provider, {
+    newIds: successors.map((r) => idByKey.get(keyOf(r.accountId, r.ptid))!),
+    accountIds: successors.map((r) => r.accountId),
+    pendingPtids: successors.map((r) => r.pendingPtid!),
+  });
   if (pairs.length === 0) return { successors: [], live: [] };
   const live = pairs.filter((p) => p.live).map((p) => p.old_id);
-  if (live.length) {
-    await query(
-      tx,
-      `update transactions set deleted_at = now(), provider_removed_at = now()
-       where id = any(?::uuid[]) and deleted_at is null`,
-      [pgArray(live)],
-    );
-  }
+  if (live.length) await markProviderRemoved(tx, live);
   await recordAnnotations(
     tx,
     ctx.actor,
@@ -402,16 +319,10 @@ async function removeListed(tx: Em, ctx: PageContext, page: SyncPage): Promise<s
     return account ? [{ accountId: account.id, ptid: r.providerTransactionId }] : [];
   });
   if (listed.length === 0) return [];
-  const rows = await query<{ id: string }>(
-    tx,
-    `update transactions t set deleted_at = now(), provider_removed_at = now()
-     from unnest(?::uuid[], ?::text[]) as x(account_id, ptid)
-     where t.account_id = x.account_id and t.provider = ? and t.provider_transaction_id = x.ptid
-       and t.deleted_at is null
-     returning t.id`,
-    [pgArray(listed.map((l) => l.accountId)), pgArray(listed.map((l) => l.ptid)), ctx.provider],
-  );
-  return rows.map((r) => r.id);
+  return removeListedTransactions(tx, ctx.provider, {
+    accountIds: listed.map((l) => l.accountId),
+    ptids: listed.map((l) => l.ptid),
+  });
 }
 
 /**
@@ -426,23 +337,10 @@ async function removeVanishedPending(tx: Em, ctx: PageContext, page: SyncPage, l
     return account && isCalendarDate(w.from) && isCalendarDate(w.to) ? [{ accountId: account.id, ...w }] : [];
   });
   if (windows.length === 0) return [];
-  const rows = await query<{ id: string }>(
+  return removeVanishedPendingTransactions(
     tx,
-    `update transactions t set deleted_at = now(), provider_removed_at = now()
-     from unnest(?::uuid[], ?::date[], ?::date[]) as w(account_id, from_date, to_date)
-     where t.account_id = w.account_id and t.provider = ? and t.pending and t.deleted_at is null
-       and t.date between w.from_date and w.to_date
-       and not exists (select 1 from unnest(?::uuid[], ?::text[]) as k(account_id, ptid)
-                       where k.account_id = t.account_id and k.ptid = t.provider_transaction_id)
-     returning t.id`,
-    [
-      pgArray(windows.map((w) => w.accountId)),
-      pgArray(windows.map((w) => w.from)),
-      pgArray(windows.map((w) => w.to)),
-      ctx.provider,
-      pgArray(list.map((r) => r.accountId)),
-      pgArray(list.map((r) => r.ptid)),
-    ],
+    ctx.provider,
+    { accountIds: windows.map((w) => w.accountId), from: windows.map((w) => w.from), to: windows.map((w) => w.to) },
+    { accountIds: list.map((r) => r.accountId), ptids: list.map((r) => r.ptid) },
   );
-  return rows.map((r) => r.id);
 }

@@ -1,6 +1,5 @@
 import type { SyncTrigger } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
 import {
   connectionOwner,
   connectionRowByLookup,
@@ -13,6 +12,7 @@ import {
   updateConnectionPaused,
   type ConnectionRow,
 } from "../db/tables/connections.js";
+import { detachConnectionAccounts } from "../db/tables/accounts.js";
 import { CofferError, notFound, validation } from "../errors/coffer-error.js";
 import { retryOnShortIdClash } from "../ids/insert.js";
 import { parseId } from "../ids/resolve-id.js";
@@ -251,7 +251,7 @@ export async function disconnectConnection(
   }
   await em.transactional(async (tx) => {
     await markConnectionDisconnected(tx, c.id);
-    await query(tx, `update accounts set connection_id = null, updated_at = now() where connection_id = ?`, [c.id]);
+    await detachConnectionAccounts(tx, c.id);
     await annotate(tx, actor, c.id, "disconnected", { provider: c.provider });
   });
   return loadConnection(em, c.id);

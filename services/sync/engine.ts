@@ -1,6 +1,6 @@
 import { ConnectionEntity, type Connection, type SyncTrigger } from "../db/entities/index.js";
 import type { Em, Orm } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { allCategoryNames } from "../db/tables/categories.js";
 import { newShortId } from "../ids/short-id.js";
 import type { Actor } from "../ledger/actor.js";
 import { applyPage, ConnectionGone, MAX_LOGGED_SKIPS, type PageContext } from "./apply-page.js";
@@ -192,10 +192,7 @@ export class SyncEngine {
 
   /** Seeded categories by slug, and the mapping from a provider's category to one of them. */
   private async categoryResolver(em: Em, provider: ProviderName) {
-    const rows = await query<{ id: string; slug: string; name: string }>(
-      em,
-      `select id, slug, lower(display_name) as name from categories`,
-    );
+    const rows = await allCategoryNames(em);
     const idBySlug = new Map(rows.map((r) => [r.slug, r.id]));
     const slugByName = new Map<string, string>();
     for (const r of rows) slugByName.set(r.name, r.slug).set(r.slug, r.slug);

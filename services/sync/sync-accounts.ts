@@ -2,7 +2,7 @@ import { BALANCE } from "../../common/money.js";
 import { cleanText as cleanProviderText } from "../../common/text.js";
 import { CURRENCY } from "../../common/validation.js";
 import type { Em } from "../db/orm.js";
-import { pgArray, query } from "../db/sql.js";
+import { connectionAccounts, upsertSyncedAccounts } from "../db/tables/accounts.js";
 import { retryOnShortIdClash } from "../ids/insert.js";
 import { newShortId } from "../ids/short-id.js";
 import { ACCOUNT_TYPES } from "../ledger/accounts/accounts.js";
@@ -57,50 +57,22 @@ export async function upsertAccounts(
       const list = [...rows.values()];
       const created = await retryOnShortIdClash(() =>
         tx.transactional((sp) =>
-          query<{ id: string; provider_account_id: string; name: string; inserted: boolean }>(
+          upsertSyncedAccounts(
             sp,
-            `insert into accounts as a (id, short_id, user_id, connection_id, provider, provider_account_id, name,
-           official_name, type, subtype, mask, balance_current, balance_available, balance_limit, iso_currency_code)
-         select gen_random_uuid(), x.short_id, ?, ?, ?, x.pid, x.name, x.official_name, x.type, x.subtype, x.mask,
-           x.cur::numeric, x.avail::numeric, x.lim::numeric, x.ccy
-         from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-           ?::text[], ?::text[]) as x(short_id, pid, name, official_name, type, subtype, mask, cur, avail, lim, ccy)
-         on conflict (connection_id, provider_account_id) where connection_id is not null do update set
-           official_name = excluded.official_name, type = excluded.type, subtype = excluded.subtype,
-           mask = excluded.mask, iso_currency_code = excluded.iso_currency_code,
-           balance_current = case when num_nonnulls(excluded.balance_current, excluded.balance_available,
-             excluded.balance_limit) = 0 then a.balance_current else excluded.balance_current end,
-           balance_available = case when num_nonnulls(excluded.balance_current, excluded.balance_available,
-             excluded.balance_limit) = 0 then a.balance_available else excluded.balance_available end,
-           balance_limit = case when num_nonnulls(excluded.balance_current, excluded.balance_available,
-             excluded.balance_limit) = 0 then a.balance_limit else excluded.balance_limit end,
-           updated_at = now()
-         where (a.official_name, a.type, a.subtype, a.mask, a.iso_currency_code, a.balance_current,
-             a.balance_available, a.balance_limit) is distinct from
-           (excluded.official_name, excluded.type, excluded.subtype, excluded.mask, excluded.iso_currency_code,
-             case when num_nonnulls(excluded.balance_current, excluded.balance_available, excluded.balance_limit) = 0
-               then a.balance_current else excluded.balance_current end,
-             case when num_nonnulls(excluded.balance_current, excluded.balance_available, excluded.balance_limit) = 0
-               then a.balance_available else excluded.balance_available end,
-             case when num_nonnulls(excluded.balance_current, excluded.balance_available, excluded.balance_limit) = 0
-               then a.balance_limit else excluded.balance_limit end)
-         returning a.id, a.provider_account_id, a.name, (a.xmax = 0) as inserted`,
-            [
-              conn.userId,
-              conn.id,
-              conn.provider,
-              pgArray(list.map(() => newShortId())),
-              pgArray(list.map((a) => a.providerAccountId)),
-              pgArray(list.map((a) => cleanText(a.name, 200) ?? cleanText(a.mask, 200) ?? "Account")),
-              pgArray(list.map((a) => cleanText(a.officialName, 200))),
-              pgArray(list.map((a) => a.type)),
-              pgArray(list.map((a) => cleanText(a.subtype, 64))),
-              pgArray(list.map((a) => cleanText(a.mask, 8))),
-              pgArray(list.map((a) => balance(a.balanceCurrent))),
-              pgArray(list.map((a) => balance(a.balanceAvailable))),
-              pgArray(list.map((a) => balance(a.balanceLimit))),
-              pgArray(list.map((a) => a.isoCurrencyCode)),
-            ],
+            conn,
+            list.map((a) => ({
+              shortId: newShortId(),
+              providerAccountId: a.providerAccountId,
+              name: cleanText(a.name, 200) ?? cleanText(a.mask, 200) ?? "Account",
+              officialName: cleanText(a.officialName, 200),
+              type: a.type,
+              subtype: cleanText(a.subtype, 64),
+              mask: cleanText(a.mask, 8),
+              balanceCurrent: balance(a.balanceCurrent),
+              balanceAvailable: balance(a.balanceAvailable),
+              balanceLimit: balance(a.balanceLimit),
+              isoCurrencyCode: a.isoCurrencyCode,
+            })),
           ),
         ),
       );
@@ -116,11 +88,7 @@ export async function upsertAccounts(
         })),
       );
     }
-    const all = await query<{ id: string; provider_account_id: string; iso_currency_code: string }>(
-      tx,
-      `select id, provider_account_id, iso_currency_code from accounts where connection_id = ?`,
-      [conn.id],
-    );
+    const all = await connectionAccounts(tx, conn.id);
     return {
       byProviderId: new Map(
         all.map((r) => [r.provider_account_id, { id: r.id, isoCurrencyCode: r.iso_currency_code }]),

@@ -9,6 +9,7 @@ import { Migration0008Connections } from "./Migration0008Connections.js";
 import { Migration0009Rules } from "./Migration0009Rules.js";
 import { Migration0010Logins } from "./Migration0010Logins.js";
 import { Migration0011ApiKeyNotify } from "./Migration0011ApiKeyNotify.js";
+import { Migration0012AnnotationIndexes } from "./Migration0012AnnotationIndexes.js";
 
 /**
  * Static list of migrations, in order. umzug's dynamic import cannot load .ts
@@ -26,4 +27,5 @@ export const migrationsList = [
   { name: "Migration0009Rules", class: Migration0009Rules },
   { name: "Migration0010Logins", class: Migration0010Logins },
   { name: "Migration0011ApiKeyNotify", class: Migration0011ApiKeyNotify },
+  { name: "Migration0012AnnotationIndexes", class: Migration0012AnnotationIndexes },
 ];

@@ -1,6 +1,6 @@
 import { AccountEntity, type Account } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { pgArray, query } from "../../db/sql.js";
+import { sumCentsByAccount } from "../../db/tables/transactions.js";
 import { validation } from "../../errors/coffer-error.js";
 import { UUID } from "../../../common/validation.js";
 import type { Actor } from "../actor.js";
@@ -58,12 +58,7 @@ export async function setAccountBalances(
 /** The sum of each account's live transactions in integer cents (summed in SQL as NUMERIC); 0 when it has none. */
 export async function netCentsByAccount(em: Em, accountIds: string[]): Promise<Map<string, bigint>> {
   if (accountIds.some((id) => !UUID.test(id))) throw validation("account ids must be UUIDs");
-  const rows = await query<{ account_id: string; cents: string }>(
-    em,
-    `select account_id, (sum(amount) * 100)::bigint::text as cents from transactions
-     where account_id = any(?::uuid[]) and deleted_at is null group by account_id`,
-    [pgArray(accountIds)],
-  );
+  const rows = await sumCentsByAccount(em, accountIds);
   const sums = new Map(rows.map((r) => [r.account_id, BigInt(r.cents)]));
   return new Map(accountIds.map((id) => [id, sums.get(id.toLowerCase()) ?? 0n]));
 }

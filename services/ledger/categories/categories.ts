@@ -1,6 +1,7 @@
 import { CategoryEntity, type Category } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { isForeignKeyViolation, query } from "../../db/sql.js";
+import { moveTransactionsToCategory } from "../../db/tables/transactions.js";
+import { isForeignKeyViolation } from "../../db/sql.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";
@@ -225,14 +226,7 @@ async function moveTransactions(
   reason: string,
 ): Promise<number> {
   // A merge keeps how each transaction got its category; uncategorizing clears the source too.
-  const moved = await query<{ id: string; previous_source: string | null }>(
-    tx,
-    `with old as (select id, category_source from transactions where category_id = ? for update)
-     update transactions t set category_id = ?::uuid, category_source = ${to ? "t.category_source" : "null"}
-     from old where t.id = old.id
-     returning t.id, old.category_source as previous_source`,
-    [from.id, to?.id ?? null],
-  );
+  const moved = await moveTransactionsToCategory(tx, from.id, to?.id ?? null, to !== null);
   await recordAnnotations(
     tx,
     actor,

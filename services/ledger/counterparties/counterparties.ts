@@ -1,7 +1,16 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { CounterpartyEntity, type Counterparty } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { pgArray, query } from "../../db/sql.js";
+import {
+  counterpartyNameTaken,
+  counterpartyShortIds,
+  findCounterpartyIdByName as findIdByName,
+} from "../../db/tables/counterparties.js";
+import {
+  lockTransactionCounterparties,
+  setTransactionsCounterparty,
+  type LockedCounterpartyRow,
+} from "../../db/tables/transactions.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";
@@ -61,19 +70,11 @@ export async function listCounterparties(em: Em, search?: string): Promise<Count
 
 /** The id of the counterparty with this name (compared case-insensitively, like its unique index), or null. */
 export async function findCounterpartyIdByName(em: Em, rawName: string): Promise<string | null> {
-  const rows = await query<{ id: string }>(em, `select id from counterparties where lower(name) = lower(?)`, [
-    parseName(rawName),
-  ]);
-  return rows[0]?.id ?? null;
+  return findIdByName(em, parseName(rawName));
 }
 
 async function assertNameFree(em: Em, name: string, exceptId: string | null): Promise<void> {
-  const rows = await query(
-    em,
-    `select 1 from counterparties where lower(name) = lower(?) and id is distinct from ?::uuid`,
-    [name, exceptId],
-  );
-  if (rows.length > 0) throw nameTaken(name);
+  if (await counterpartyNameTaken(em, name, exceptId)) throw nameTaken(name);
 }
 
 export async function createCounterparty(
@@ -151,26 +152,14 @@ export async function updateCounterparty(
   });
 }
 
-interface TargetRow {
-  id: string;
-  short_id: string;
-  counterparty_id: string | null;
-  deleted: boolean;
-}
-
 /**
  * The named live transactions, locked for the change. All or nothing: any id
  * that names no live transaction (malformed, unknown, deleted) is a 404.
  */
-async function lockTransactions(tx: Em, rawIds: string[]): Promise<TargetRow[]> {
+async function lockTransactions(tx: Em, rawIds: string[]): Promise<LockedCounterpartyRow[]> {
   checkBatchSize(rawIds);
   const ids = await resolveTransactionIds(tx, rawIds);
-  const rows = await query<TargetRow>(
-    tx,
-    `select id, short_id, counterparty_id, deleted_at is not null as deleted from transactions
-     where id = any(?::uuid[]) order by id for update`,
-    [pgArray(ids)],
-  );
+  const rows = await lockTransactionCounterparties(tx, ids);
   // Deleted between resolving and locking: still all or nothing.
   if (rows.length < ids.length || rows.some((r) => r.deleted)) {
     throw new CofferError("NOT_FOUND", "A transaction was deleted meanwhile; nothing was changed");
@@ -180,10 +169,7 @@ async function lockTransactions(tx: Em, rawIds: string[]): Promise<TargetRow[]> 
 
 async function setCounterparty(tx: Em, ids: string[], counterpartyId: string | null): Promise<void> {
   if (ids.length === 0) return;
-  await query(tx, `update transactions set counterparty_id = ?::uuid where id = any(?::uuid[])`, [
-    counterpartyId,
-    pgArray(ids),
-  ]);
+  await setTransactionsCounterparty(tx, ids, counterpartyId);
 }
 
 /** Makes `rawId` the counterparty of every named transaction. Returns how many changed. */
@@ -201,7 +187,7 @@ export async function assignCounterparty(
       changing.map((r) => r.id),
       cp.id,
     );
-    const previous = await shortIdsOf(
+    const previous = await counterpartyShortIds(
       tx,
       changing.map((r) => r.counterparty_id).filter((x): x is string => x !== null),
     );
@@ -252,14 +238,4 @@ export async function unassignCounterparty(
     );
     return changing.length;
   });
-}
-
-async function shortIdsOf(em: Em, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await query<{ id: string; short_id: string }>(
-    em,
-    `select id, short_id from counterparties where id = any(?::uuid[])`,
-    [pgArray(ids)],
-  );
-  return new Map(rows.map((r) => [r.id, r.short_id]));
 }

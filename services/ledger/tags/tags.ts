@@ -1,6 +1,6 @@
 import { TagEntity, type Tag } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { query } from "../../db/sql.js";
+import { removeTagFromTransactions } from "../../db/tables/transactions.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";
@@ -151,18 +151,14 @@ export async function deleteTag(em: Em, actor: Actor, rawId: string): Promise<nu
   return em.transactional(async (tx) => {
     const t = await resolveTag(tx, rawId);
     await assertNotUsedByRules(tx, { kind: "tag", id: t.id, slug: t.slug });
-    const affected = await query<{ id: string }>(
-      tx,
-      `update transactions set tag_ids = array_remove(tag_ids, ?::uuid) where tag_ids @> array[?::uuid] returning id`,
-      [t.id, t.id],
-    );
+    const affected = await removeTagFromTransactions(tx, t.id);
     await recordAnnotations(
       tx,
       actor,
-      affected.map((r) => ({
+      affected.map((id) => ({
         entityType: "transaction" as const,
-        entityId: r.id,
-        transactionId: r.id,
+        entityId: id,
+        transactionId: id,
         action: "tag_removed",
         details: { slug: t.slug, reason: "tag_deleted" },
       })),

@@ -1,5 +1,5 @@
 import type { Em } from "../../db/orm.js";
-import { pgArray, query } from "../../db/sql.js";
+import { findLiveTransactionsByIds } from "../../db/tables/transactions.js";
 import { CofferError, validation } from "../../errors/coffer-error.js";
 import { parseId } from "../../ids/resolve-id.js";
 import { quoted } from "./locked-row.js";
@@ -23,12 +23,7 @@ export async function lookupTransactionIds(em: Em, rawIds: readonly string[]): P
   const lookups = rawIds.map((raw) => ({ raw, lookup: parseId(raw) }));
   const uuids = lookups.flatMap((l) => (l.lookup?.column === "id" ? [l.lookup.value] : []));
   const shortIds = lookups.flatMap((l) => (l.lookup?.column === "short_id" ? [l.lookup.value] : []));
-  const rows = await query<{ id: string; short_id: string }>(
-    em,
-    `select id, short_id from transactions
-     where (id = any(?::uuid[]) or short_id = any(?::text[])) and deleted_at is null`,
-    [pgArray(uuids), pgArray(shortIds)],
-  );
+  const rows = await findLiveTransactionsByIds(em, uuids, shortIds);
   const byUuid = new Map(rows.map((r) => [r.id, r]));
   const byShort = new Map(rows.map((r) => [r.short_id, r]));
   const found = new Map<string, { id: string; shortId: string }>();

@@ -1,7 +1,9 @@
 import { isSlug } from "../../shared/validate.js";
 import type { CategorySource } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { isForeignKeyViolation, pgArray, query } from "../../db/sql.js";
+import { isForeignKeyViolation } from "../../db/sql.js";
+import { findCategoryIdBySlug } from "../../db/tables/categories.js";
+import { lockTransactionCategories, setTransactionsCategory } from "../../db/tables/transactions.js";
 import { CofferError, validation } from "../../errors/coffer-error.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations } from "../annotations.js";
@@ -30,10 +32,9 @@ export async function categoryBySlug(em: Em, raw: string | undefined): Promise<C
   const slug = (raw ?? "").trim();
   if (!slug) throw validation("category_slug is required");
   if (slug === UNCATEGORIZED) return { id: null, slug };
-  const rows = isSlug(slug) ? await query<{ id: string }>(em, `select id from categories where slug = ?`, [slug]) : [];
-  if (rows.length === 0)
-    throw validation(`Unknown category_slug ${quoted(slug)}; GET /api/v1/categories lists the slugs`);
-  return { id: rows[0].id, slug };
+  const id = isSlug(slug) ? await findCategoryIdBySlug(em, slug) : null;
+  if (id === null) throw validation(`Unknown category_slug ${quoted(slug)}; GET /api/v1/categories lists the slugs`);
+  return { id, slug };
 }
 
 /**
@@ -67,11 +68,7 @@ export async function setTransactionCategory(
   await em.transactional(async (tx) => {
     const row = await lockTransaction(tx, id);
     if (row.categoryId === category.id && row.categorySource === source) return;
-    await query(tx, `update transactions set category_id = ?, category_source = ? where id = ?`, [
-      category.id,
-      source,
-      id,
-    ]).catch(categoryGone(category.slug));
+    await setTransactionsCategory(tx, [id], category.id, source).catch(categoryGone(category.slug));
     await recordAnnotation(tx, actor, {
       entityType: "transaction",
       entityId: id,
@@ -89,7 +86,7 @@ export async function resetTransactionCategory(em: Em, actor: Actor, rawId: stri
   await em.transactional(async (tx) => {
     const row = await lockTransaction(tx, id);
     if (row.categoryId === null && row.categorySource === null) return;
-    await query(tx, `update transactions set category_id = null, category_source = null where id = ?`, [id]);
+    await setTransactionsCategory(tx, [id], null, null);
     await recordAnnotation(tx, actor, {
       entityType: "transaction",
       entityId: id,
@@ -118,32 +115,18 @@ export async function batchCategorizeTransactions(
   const source = sourceOf(actor);
   return em.transactional(async (tx) => {
     // Locked in id order so two overlapping batches cannot deadlock.
-    const rows = await query<{
-      id: string;
-      category_id: string | null;
-      category_source: CategorySource | null;
-      slug: string;
-      deleted: boolean;
-    }>(
-      tx,
-      `select t.id, t.category_id, t.category_source, coalesce(c.slug, 'uncategorized') as slug,
-         t.deleted_at is not null as deleted
-       from transactions t left join categories c on c.id = t.category_id
-       where t.id = any(?::uuid[])
-       order by t.id
-       for update of t`,
-      [pgArray(ids)],
-    );
+    const rows = await lockTransactionCategories(tx, ids);
     const gone = rows.length < ids.length ? ids.length - rows.length : rows.filter((r) => r.deleted).length;
     if (gone > 0)
       throw new CofferError("NOT_FOUND", `${gone} of the transactions was deleted meanwhile; nothing was changed`);
     const changed = rows.filter((r) => r.category_id !== category.id || r.category_source !== source);
     if (changed.length === 0) return 0;
-    await query(tx, `update transactions set category_id = ?, category_source = ? where id = any(?::uuid[])`, [
+    await setTransactionsCategory(
+      tx,
+      changed.map((r) => r.id),
       category.id,
       source,
-      pgArray(changed.map((r) => r.id)),
-    ]).catch(categoryGone(category.slug));
+    ).catch(categoryGone(category.slug));
     await recordAnnotations(
       tx,
       actor,

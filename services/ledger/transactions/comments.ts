@@ -1,6 +1,13 @@
 import { CommentEntity, type Comment } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { query } from "../../db/sql.js";
+import {
+  deleteCommentRow,
+  findCommentIdByBody,
+  insertComments,
+  lockTransactionComment,
+  setCommentBody,
+  type LockedComment,
+} from "../../db/tables/comments.js";
 import { notFound } from "../../errors/coffer-error.js";
 import { parseText } from "../../shared/validate.js";
 import { parseId } from "../../ids/resolve-id.js";
@@ -30,13 +37,7 @@ export async function findCommentId(em: Em, rawTransactionId: string, rawBody: s
   const body = parseCommentBody(rawBody);
   const lookup = parseId(rawTransactionId);
   if (!lookup) return null;
-  const rows = await query<{ id: string }>(
-    em,
-    `select c.id from comments c join transactions t on t.id = c.transaction_id
-     where t.${lookup.column} = ? and c.body = ? order by c.created_at, c.id limit 1`,
-    [lookup.value, body],
-  );
-  return rows[0]?.id ?? null;
+  return findCommentIdByBody(em, lookup, body);
 }
 
 /** Oldest first. */
@@ -61,14 +62,17 @@ export async function addComment(
     // clock_timestamp() keeps comments made in quick succession in order; a short-id clash is retried.
     for (let attempt = 0; ; attempt++) {
       if (attempt === 5) throw new Error("could not allocate a unique short id for a comment");
-      const inserted = await query<{ id: string }>(
-        tx,
-        `insert into comments
-           (id, short_id, transaction_id, body, author_type, author_key_id, author_name, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, clock_timestamp(), clock_timestamp())
-         on conflict (short_id) do nothing returning id`,
-        [id, newShortId(), transactionId, body, actor.type, actor.keyId, actor.name],
-      );
+      const inserted = await insertComments(tx, [
+        {
+          id,
+          short_id: newShortId(),
+          transaction_id: transactionId,
+          body,
+          author_type: actor.type,
+          author_key_id: actor.keyId,
+          author_name: actor.name,
+        },
+      ]);
       if (inserted.length > 0) break;
     }
     const comment = await tx.findOneOrFail(CommentEntity, { id });
@@ -87,21 +91,11 @@ export async function addComment(
  * The comment, locked, when it belongs to this transaction; any other id (or
  * one of another transaction's comments) is NOT_FOUND.
  */
-async function lockComment(
-  tx: Em,
-  transactionId: string,
-  rawCommentId: string,
-): Promise<{ id: string; short_id: string; body: string }> {
+async function lockComment(tx: Em, transactionId: string, rawCommentId: string): Promise<LockedComment> {
   const lookup = parseId(rawCommentId);
-  const rows = lookup
-    ? await query<{ id: string; short_id: string; body: string }>(
-        tx,
-        `select id, short_id, body from comments where ${lookup.column} = ? and transaction_id = ? for update`,
-        [lookup.value, transactionId],
-      )
-    : [];
-  if (rows.length === 0) throw notFound("Comment");
-  return rows[0];
+  const row = lookup ? await lockTransactionComment(tx, transactionId, lookup) : null;
+  if (!row) throw notFound("Comment");
+  return row;
 }
 
 export async function updateComment(
@@ -117,7 +111,7 @@ export async function updateComment(
     const row = await lockTransaction(tx, transactionId);
     const before = await lockComment(tx, transactionId, rawCommentId);
     if (before.body !== body) {
-      await query(tx, `update comments set body = ?, updated_at = clock_timestamp() where id = ?`, [body, before.id]);
+      await setCommentBody(tx, before.id, body);
       await recordAnnotation(tx, actor, {
         entityType: "comment",
         entityId: before.id,
@@ -140,7 +134,7 @@ export async function deleteComment(
   await em.transactional(async (tx) => {
     await lockTransaction(tx, transactionId);
     const before = await lockComment(tx, transactionId, rawCommentId);
-    await query(tx, `delete from comments where id = ?`, [before.id]);
+    await deleteCommentRow(tx, before.id);
     await recordAnnotation(tx, actor, {
       entityType: "comment",
       entityId: before.id,

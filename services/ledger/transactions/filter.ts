@@ -1,5 +1,8 @@
 import type { Em } from "../../db/orm.js";
 import { pgArray, query } from "../../db/sql.js";
+import { findAccountId } from "../../db/tables/accounts.js";
+import { categoryAndChildrenIds } from "../../db/tables/categories.js";
+import { findTagsBySlug } from "../../db/tables/tags.js";
 import { CofferError, notFound } from "../../errors/coffer-error.js";
 import { parseId } from "../../ids/resolve-id.js";
 import { amountCents, canonicalAmount, isSlug, parseDate, searchTerm } from "../../shared/validate.js";
@@ -128,11 +131,9 @@ function searchTermSql(term: string, mode: SearchMode): { sql: string; params: u
 
 async function resolveAccount(em: Em, raw: string): Promise<string> {
   const lookup = parseId(raw.trim());
-  const rows = lookup
-    ? await query<{ id: string }>(em, `select id from accounts where ${lookup.column} = ?`, [lookup.value])
-    : [];
-  if (!rows[0]) throw notFound("Account");
-  return rows[0].id;
+  const id = lookup ? await findAccountId(em, lookup) : null;
+  if (id === null) throw notFound("Account");
+  return id;
 }
 
 async function resolveSeries(em: Em, raw: string): Promise<string> {
@@ -155,19 +156,13 @@ async function resolveUser(em: Em, raw: string): Promise<string> {
 
 /** The category and, for a parent, its children. */
 async function categoryIds(em: Em, slug: string): Promise<string[]> {
-  const rows = await query<{ id: string }>(
-    em,
-    `select id from categories where slug = ? or parent_id = (select id from categories where slug = ?)`,
-    [slug, slug],
-  );
-  if (rows.length === 0) throw invalid(`category_slug: no category "${slug}"`);
-  return rows.map((r) => r.id);
+  const ids = await categoryAndChildrenIds(em, slug);
+  if (ids.length === 0) throw invalid(`category_slug: no category "${slug}"`);
+  return ids;
 }
 
 async function tagIds(em: Em, slugs: string[]): Promise<string[]> {
-  if (slugs.length === 0) return [];
-  const rows = await query<{ id: string }>(em, `select id from tags where slug = any(?::text[])`, [pgArray(slugs)]);
-  return rows.map((r) => r.id);
+  return (await findTagsBySlug(em, slugs)).map((r) => r.id);
 }
 
 /** Validates every filter (syntax first, then lookups) and builds the predicate. */

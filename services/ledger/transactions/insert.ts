@@ -1,5 +1,10 @@
 import type { Em } from "../../db/orm.js";
-import { pgArray, query, table } from "../../db/sql.js";
+import {
+  findImportedTransactions,
+  insertImportedTransactions,
+  storedProviderKeys,
+  type ProviderKey,
+} from "../../db/tables/transactions.js";
 import { validation } from "../../errors/coffer-error.js";
 import { newShortId } from "../../ids/short-id.js";
 import { UUID, isCalendarDate } from "../../../common/validation.js";
@@ -61,12 +66,11 @@ export async function insertTransactions(em: Em, items: NewTransaction[], batchS
     let pending = rows.slice(i, i + batchSize);
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === 5) throw new Error("could not allocate unique short ids");
-      const out: { id: string }[] = await table(em, "transactions")
-        .insert(pending.map((r) => ({ ...r, short_id: newShortId() })))
-        .onConflict()
-        .ignore()
-        .returning("id");
-      const done = new Set(out.map((r) => r.id));
+      const out = await insertImportedTransactions(
+        em,
+        pending.map((r) => ({ ...r, short_id: newShortId() })),
+      );
+      const done = new Set(out);
       inserted.push(...done);
       // A row skipped for a duplicate provider id is done; one skipped for a short-id clash is retried.
       const retry = await shortIdClashes(
@@ -90,26 +94,14 @@ export async function findImportedTransactionIds(
 ): Promise<Map<string, string>> {
   if (!UUID.test(req.accountId)) throw validation("account_id must be a UUID");
   if (req.providerTransactionIds.length === 0) return new Map();
-  const rows = await query<{ id: string; provider_transaction_id: string }>(
-    em,
-    `select id, provider_transaction_id from transactions
-     where account_id = ? and provider = ? and provider_transaction_id = any(?::text[]) and deleted_at is null`,
-    [req.accountId, req.provider, pgArray(req.providerTransactionIds)],
-  );
+  const rows = await findImportedTransactions(em, req);
   return new Map(rows.map((r) => [r.provider_transaction_id, r.id]));
 }
 
-type DedupKey = { account_id: string; provider: string; provider_transaction_id: string };
-
-async function shortIdClashes<T extends DedupKey>(em: Em, skipped: T[]): Promise<T[]> {
+async function shortIdClashes<T extends ProviderKey>(em: Em, skipped: T[]): Promise<T[]> {
   if (skipped.length === 0) return [];
-  const existing = (await table(em, "transactions")
-    .select("account_id", "provider", "provider_transaction_id")
-    .whereIn(
-      ["account_id", "provider", "provider_transaction_id"],
-      skipped.map((r) => [r.account_id, r.provider, r.provider_transaction_id]),
-    )) as DedupKey[];
-  const key = (r: DedupKey) => `${r.account_id}\u0000${r.provider}\u0000${r.provider_transaction_id}`;
+  const existing = await storedProviderKeys(em, skipped);
+  const key = (r: ProviderKey) => `${r.account_id}\u0000${r.provider}\u0000${r.provider_transaction_id}`;
   const dup = new Set(existing.map(key));
   return skipped.filter((r) => !dup.has(key(r)));
 }

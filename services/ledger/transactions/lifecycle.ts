@@ -1,6 +1,6 @@
 import type { Annotation } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { query } from "../../db/sql.js";
+import { restoreDeletedTransaction, softDeleteTransaction } from "../../db/tables/transactions.js";
 import { CofferError } from "../../errors/coffer-error.js";
 import type { Actor } from "../actor.js";
 import { listTransactionAnnotations, recordAnnotation } from "../annotations.js";
@@ -15,7 +15,7 @@ export async function deleteTransaction(em: Em, actor: Actor, rawId: string): Pr
   const id = await resolveTransactionId(em, rawId);
   await em.transactional(async (tx) => {
     await lockTransaction(tx, id);
-    await query(tx, `update transactions set deleted_at = now() where id = ?`, [id]);
+    await softDeleteTransaction(tx, id);
     await recordAnnotation(tx, actor, {
       entityType: "transaction",
       entityId: id,
@@ -31,8 +31,7 @@ export async function restoreTransaction(em: Em, actor: Actor, rawId: string): P
   await em.transactional(async (tx) => {
     const row = await lockTransaction(tx, id, { deleted: "allow" });
     if (row.deletedAt === null) throw new CofferError("CONFLICT", "This transaction is not deleted");
-    // A row the provider had removed and a person brings back is theirs now: live, without the removal mark.
-    await query(tx, `update transactions set deleted_at = null, provider_removed_at = null where id = ?`, [id]);
+    await restoreDeletedTransaction(tx, id);
     await recordAnnotation(tx, actor, {
       entityType: "transaction",
       entityId: id,

@@ -1,6 +1,7 @@
 import { UUID, isCalendarDate } from "../../../common/validation.js";
 import type { Em } from "../../db/orm.js";
 import { query } from "../../db/sql.js";
+import { isLiveTransaction } from "../../db/tables/transactions.js";
 import { CofferError } from "../../errors/coffer-error.js";
 import { decodeCursor, encodeCursor, filterHash, invalidCursor, type CursorFields } from "../../pagination/cursor.js";
 import type { CursorKeyring } from "../../pagination/cursor-keys.js";
@@ -196,8 +197,7 @@ function checkPosition(c: CursorFields): void {
 }
 
 async function anchorExists(em: Em, id: string): Promise<boolean> {
-  const rows = await query(em, `select 1 from transactions where id = ?::uuid and deleted_at is null`, [id]);
-  return rows.length > 0;
+  return isLiveTransaction(em, id);
 }
 
 export async function listTransactions(em: Em, req: ListInput, keys: CursorKeyring): Promise<ListResult> {

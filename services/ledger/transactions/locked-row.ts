@@ -1,6 +1,6 @@
 import type { CategorySource } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { query } from "../../db/sql.js";
+import { findTransactionShortId, lockTransactionRow } from "../../db/tables/transactions.js";
 import { notFound } from "../../errors/coffer-error.js";
 
 /** The parts of a transaction row a write needs to decide what changes and what to annotate. */
@@ -16,17 +16,6 @@ export interface LockedTransaction {
   deletedAt: string | null;
 }
 
-interface Row {
-  id: string;
-  short_id: string;
-  category_id: string | null;
-  category_slug: string;
-  category_source: CategorySource | null;
-  tag_ids: string[];
-  metadata: Record<string, unknown>;
-  deleted_at: string | null;
-}
-
 /**
  * Locks one transaction row until the surrounding DB transaction ends, so the
  * "before" a write reads (and records in its annotation) is the row it
@@ -38,15 +27,7 @@ export async function lockTransaction(
   id: string,
   opts: { deleted?: "allow" } = {},
 ): Promise<LockedTransaction> {
-  const [row] = await query<Row>(
-    tx,
-    `select t.id, t.short_id, t.category_id, coalesce(c.slug, 'uncategorized') as category_slug, t.category_source,
-       t.tag_ids::text[] as tag_ids, t.metadata, t.deleted_at::text as deleted_at
-     from transactions t left join categories c on c.id = t.category_id
-     where t.id = ?
-     for update of t`,
-    [id],
-  );
+  const row = await lockTransactionRow(tx, id);
   if (!row || (row.deleted_at !== null && opts.deleted !== "allow")) throw notFound("Transaction");
   return {
     id: row.id,
@@ -62,9 +43,9 @@ export async function lockTransaction(
 
 /** The short id of a transaction known to exist (for presenting references to it). */
 export async function transactionShortId(em: Em, id: string): Promise<string> {
-  const [row] = await query<{ short_id: string }>(em, `select short_id from transactions where id = ?`, [id]);
-  if (!row) throw notFound("Transaction");
-  return row.short_id;
+  const shortId = await findTransactionShortId(em, id);
+  if (shortId === null) throw notFound("Transaction");
+  return shortId;
 }
 
 /** User input echoed in a message: bounded, so a huge value cannot flood logs or replies. */

@@ -1,6 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Em } from "../../db/orm.js";
-import { query } from "../../db/sql.js";
+import { setTransactionMetadata as setTransactionMetadataColumn } from "../../db/tables/transactions.js";
 import { CofferError, validation } from "../../errors/coffer-error.js";
 import { parseJsonValue } from "../../shared/validate.js";
 import type { Actor } from "../actor.js";
@@ -61,7 +61,7 @@ async function writeMetadata(
   );
   const removed = Object.keys(before).filter((k) => !Object.prototype.hasOwnProperty.call(after, k));
   if (set.length === 0 && removed.length === 0) return;
-  await query(tx, `update transactions set metadata = ?::jsonb where id = ?`, [JSON.stringify(after), id]);
+  await setTransactionMetadataColumn(tx, id, after);
   const details =
     action === "metadata_set"
       ? { keys_set: set.sort(), keys_removed: removed.sort(), ...extra }

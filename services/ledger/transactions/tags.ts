@@ -1,6 +1,7 @@
 import { isSlug } from "../../shared/validate.js";
 import type { Em } from "../../db/orm.js";
-import { pgArray, query } from "../../db/sql.js";
+import { findTagsBySlug, insertTagIfAbsent } from "../../db/tables/tags.js";
+import { setTransactionTagIds } from "../../db/tables/transactions.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { newShortId } from "../../ids/short-id.js";
 import type { Actor } from "../actor.js";
@@ -31,9 +32,7 @@ export async function ensureTags(tx: Em, actor: Actor, slugs: string[]): Promise
 
 async function tagIdsBySlug(em: Em, slugs: string[]): Promise<Map<string, string>> {
   if (slugs.length === 0) return new Map();
-  const rows = await query<{ id: string; slug: string }>(em, `select id, slug from tags where slug = any(?::text[])`, [
-    pgArray(slugs),
-  ]);
+  const rows = await findTagsBySlug(em, slugs);
   return new Map(rows.map((r) => [r.slug, r.id]));
 }
 
@@ -46,12 +45,7 @@ async function createTag(tx: Em, actor: Actor, slug: string): Promise<string> {
   const displayName = displayNameFromSlug(slug);
   for (let attempt = 0; attempt < 5; attempt++) {
     const id = crypto.randomUUID();
-    const inserted = await query<{ id: string }>(
-      tx,
-      `insert into tags (id, short_id, slug, display_name) values (?, ?, ?, ?) on conflict do nothing returning id`,
-      [id, newShortId(), slug, displayName],
-    );
-    if (inserted.length > 0) {
+    if (await insertTagIfAbsent(tx, { id, shortId: newShortId(), slug, displayName })) {
       await recordAnnotation(tx, actor, {
         entityType: "tag",
         entityId: id,
@@ -105,7 +99,7 @@ export async function updateTransactionTags(
 
     const removed = new Set(removeIds.values());
     const next = [...row.tagIds.filter((t) => !removed.has(t)), ...added.map((s) => addIds.get(s)!)];
-    await query(tx, `update transactions set tag_ids = ?::uuid[] where id = ?`, [pgArray(next), id]);
+    await setTransactionTagIds(tx, id, next);
     const annotation = (action: string, slug: string): AnnotationInput => ({
       entityType: "transaction",
       entityId: id,

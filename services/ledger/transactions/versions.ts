@@ -1,5 +1,5 @@
 import type { Em } from "../../db/orm.js";
-import { query } from "../../db/sql.js";
+import { deleteVersionsOlderThan } from "../../db/tables/transaction-versions.js";
 import type { PeriodicTask } from "../../periodic.js";
 import { CURSOR_MAX_AGE_SECONDS } from "./list.js";
 
@@ -12,13 +12,7 @@ export const VERSION_RETENTION_SECONDS = CURSOR_MAX_AGE_SECONDS + 3600;
 
 /** Deletes row versions no live cursor can need; returns how many. */
 export async function purgeTransactionVersions(em: Em, retentionSeconds = VERSION_RETENTION_SECONDS): Promise<number> {
-  const rows = await query<{ n: string }>(
-    em,
-    `with gone as (delete from transaction_versions where superseded_at < now() - make_interval(secs => ?) returning 1)
-     select count(*)::text as n from gone`,
-    [retentionSeconds],
-  );
-  return Number(rows[0].n);
+  return deleteVersionsOlderThan(em, retentionSeconds);
 }
 
 /** The purge as the core's periodic task (a read never writes, so lists cannot do it). */

@@ -1,5 +1,6 @@
 import type { Em } from "../../db/orm.js";
 import { iso, query } from "../../db/sql.js";
+import { findTransactionId } from "../../db/tables/transactions.js";
 import { notFound } from "../../errors/coffer-error.js";
 import { parseId } from "../../ids/resolve-id.js";
 
@@ -114,12 +115,8 @@ export async function resolveTransactionId(
 ): Promise<string> {
   const lookup = parseId(raw);
   if (lookup) {
-    const rows = await query<{ id: string }>(
-      em,
-      `select id from transactions where ${lookup.column} = ?${opts.includeDeleted ? "" : " and deleted_at is null"}`,
-      [lookup.value],
-    );
-    if (rows.length > 0) return rows[0].id;
+    const id = await findTransactionId(em, lookup, opts);
+    if (id !== null) return id;
   }
   throw notFound("Transaction");
 }
