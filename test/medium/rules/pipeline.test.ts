@@ -282,16 +282,19 @@ describe("applyRulesOnSync", () => {
       await query(tx, `update transactions set category_id = ?, category_source = 'user' where id = ?`, [groceries, t]);
     });
     const run = sync([], [t]);
-    // Wait until the sync's write waits for the person's lock.
-    for (let i = 0; i < 200; i++) {
+    // Wait until the sync's write waits for the person's lock (under load this can take seconds; releasing
+    // earlier would test no race at all, so not seeing the wait fails the test).
+    let seen = false;
+    for (let i = 0; i < 1500 && !seen; i++) {
       const waiting = await query(
         em(),
         `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'update transactions t set%'`,
       );
-      if (waiting.length > 0) break;
-      await new Promise((r) => setTimeout(r, 10));
+      seen = waiting.length > 0;
+      if (!seen) await new Promise((r) => setTimeout(r, 10));
     }
     release();
+    expect(seen).toBe(true);
     await edit;
     expect(await run).toEqual({ matched: 1, changed: 1 });
     expect(await txRow(em(), t)).toMatchObject({
