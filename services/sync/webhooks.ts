@@ -29,22 +29,11 @@ export interface WebhookDeps {
   requestSync(connectionId: string, trigger: SyncTrigger): Promise<void>;
 }
 
-export interface WebhookEventView {
-  id: string;
-  shortId: string;
-  provider: string;
-  eventId: string | null;
-  eventType: string | null;
-  status: WebhookEventStatus;
-  reason: string | null;
-  action: string | null;
-  connectionIds: string[];
-  receivedAt: string;
-  replayedAt: string | null;
-  replayCount: number;
+/** A stored event as the API shows it: the row, its body read as JSON. */
+export type WebhookEventView = Omit<WebhookEventRow, "body"> & {
   /** The body, when it is a JSON object (every provider's is); null otherwise. */
   payload: Record<string, unknown> | null;
-}
+};
 
 const WEBHOOK_EVENT_STATUSES: readonly WebhookEventStatus[] = ["accepted", "duplicate", "rejected", "ignored"];
 
