@@ -36,9 +36,11 @@ describe("coffer start in a terminal", () => {
       COFFER_MCP_PORT: String(mcpPort),
       COFFER_LOG_LEVEL: "info",
     });
-    const terminal = spawn("script", ["-qfec", `${process.execPath} ${COFFER_BIN} start`, "/dev/null"], {
+    // `exec`: `script` runs the command through $SHELL, and dash (Debian's /bin/sh), left waiting in the
+    // foreground, kills itself with the Ctrl-C's SIGINT after the supervisor exits 0 (exit status 130).
+    const terminal = spawn("script", ["-qfec", `exec ${process.execPath} ${COFFER_BIN} start`, "/dev/null"], {
       cwd: REPO_ROOT,
-      env,
+      env: { ...env, SHELL: "/bin/sh" },
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
     });
