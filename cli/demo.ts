@@ -3,7 +3,7 @@ import { formatCents } from "../common/money.js";
 import { demoDay as generateDay, generateDemo, type DemoTransaction } from "../fixtures/demo/generate.js";
 import { readHousehold } from "../fixtures/demo/household.js";
 import type { Em } from "../services/db/orm.js";
-import { pgArray, query } from "../services/db/sql.js";
+import { accountContents } from "../services/db/queries/account-contents.js";
 import { createAccount, findAccountIdByProviderId } from "../services/ledger/accounts/accounts.js";
 import { netCentsByAccount, setAccountBalances } from "../services/ledger/accounts/balances.js";
 import type { Actor } from "../services/ledger/actor.js";
@@ -215,35 +215,7 @@ export async function loadDemo(em: Em, opts: { today?: string } = {}): Promise<D
 
 /** What the demo's accounts hold now (read-only, for the report). */
 async function summarize(tx: Em, accountIds: string[]) {
-  const list = pgArray(accountIds);
-  const [totals] = await query<{
-    transactions: number;
-    categorized: number;
-    tagged: number;
-    comments: number;
-    users: number;
-  }>(
-    tx,
-    `select count(*)::int as transactions,
-            count(*) filter (where category_id is not null)::int as categorized,
-            count(*) filter (where cardinality(tag_ids) > 0)::int as tagged,
-            (select count(*)::int from comments c join transactions t on t.id = c.transaction_id
-              where t.account_id = any(?::uuid[])) as comments,
-            (select count(distinct user_id)::int from accounts where id = any(?::uuid[])) as users
-     from transactions where account_id = any(?::uuid[])`,
-    [list, list, list],
-  );
-  const byCurrency = await query<{ iso_currency_code: string; n: number }>(
-    tx,
-    `select iso_currency_code, count(*)::int as n from transactions
-     where account_id = any(?::uuid[]) group by 1 order by 1`,
-    [list],
-  );
-  return {
-    ...totals,
-    accounts: accountIds.length,
-    byCurrency: Object.fromEntries(byCurrency.map((r) => [r.iso_currency_code, r.n])),
-  };
+  return { ...(await accountContents(tx, accountIds)), accounts: accountIds.length };
 }
 
 export function describeDemo(s: DemoSummary): string {

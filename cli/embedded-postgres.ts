@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import pg from "pg";
 import type { CofferEnv } from "../common/env.js";
+import { createDatabaseIfMissing, ping } from "../services/db/server-admin.js";
 
 export interface Database {
   url: string;
@@ -24,7 +25,7 @@ export async function canConnect(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();
-    await client.query("select 1");
+    await ping(client);
     return true;
   } catch {
     return false;
@@ -134,8 +135,7 @@ export async function startEmbeddedPostgres(
   const admin = new pg.Client({ connectionString: url.replace(/\/[^/]+$/, "/postgres") });
   await admin.connect();
   try {
-    const { rowCount } = await admin.query("select 1 from pg_database where datname = $1", [EMBEDDED_DB]);
-    if (!rowCount) await admin.query(`create database ${EMBEDDED_DB}`);
+    await createDatabaseIfMissing(admin, EMBEDDED_DB);
   } finally {
     await admin.end();
   }

@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from "node:fs";
 import { readEnv } from "../common/env.js";
 import type { Em, Orm } from "../services/db/orm.js";
-import { query } from "../services/db/sql.js";
+import { csvAccountCurrency } from "../services/db/tables/accounts.js";
+import { oldestUserIds } from "../services/db/tables/users.js";
 import { CofferError } from "../services/errors/coffer-error.js";
 import { resolveUser } from "../services/users/users.js";
 import { createConnection, providerFailure, type ConnectionDeps } from "../services/sync/connections.js";
@@ -43,8 +44,8 @@ export function parseMappingFlag(raw: string): Record<string, string> {
 /** The household member to import for: --user, or the only member there is. */
 async function owner(em: Em, raw: string | undefined): Promise<string> {
   if (raw) return (await resolveUser(em, raw)).id;
-  const users = await query<{ id: string }>(em, `select id from users order by created_at limit 2`);
-  if (users.length === 1) return users[0].id;
+  const users = await oldestUserIds(em, 2);
+  if (users.length === 1) return users[0];
   throw new CofferError(
     "VALIDATION_ERROR",
     users.length === 0
@@ -55,13 +56,7 @@ async function owner(em: Em, raw: string | undefined): Promise<string> {
 
 /** The currency an earlier import of this account used, when --currency is left out. */
 async function knownCurrency(em: Em, userId: string, account: string): Promise<string | undefined> {
-  const rows = await query<{ iso_currency_code: string }>(
-    em,
-    `select a.iso_currency_code from accounts a join connections c on c.id = a.connection_id
-     where c.user_id = ? and c.provider = 'csv' and c.provider_item_id = ? and c.status <> 'disconnected'`,
-    [userId, csvItemId(account)],
-  );
-  return rows[0]?.iso_currency_code;
+  return csvAccountCurrency(em, userId, csvItemId(account));
 }
 
 const quiet: EngineLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };

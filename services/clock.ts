@@ -1,8 +1,9 @@
 /**
- * The core's clock: every decision the core makes in code about "now" (an
- * expiry, a record's timestamp, a cursor's age, which day "today" is) reads
- * it, so a test can set the time instead of waiting for it. Times PostgreSQL
- * decides in SQL (`now()`) are the database's own.
+ * The core's clock: every decision the core makes about "now" (an expiry, a
+ * record's timestamp, a cursor's age, which day "today" is, a retention
+ * cutoff) reads it, so a test can set the time instead of waiting for it. A
+ * statement that decides by the time takes it as a parameter from here;
+ * only plain record stamps may be PostgreSQL's `now()`.
  */
 export interface Clock {
   now(): Date;

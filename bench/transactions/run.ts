@@ -17,7 +17,7 @@ import { createServer } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { viewSql } from "../../services/ledger/transactions/view.js";
+import { viewSql } from "../../services/db/queries/transaction-view.js";
 import { arg, benchDatabaseUrl } from "./bench-db.js";
 
 const BIN = fileURLToPath(new URL("../../bin/coffer.js", import.meta.url));

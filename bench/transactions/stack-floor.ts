@@ -22,7 +22,7 @@ import { SystemService } from "../../gen/coffer/v1/system_pb.js";
 import { TransactionService } from "../../gen/coffer/v1/transactions_pb.js";
 import { encodeCursor, filterHash } from "../../services/pagination/cursor.js";
 import { transactionToProto } from "../../services/ledger/transactions/routes.js";
-import { TRANSACTION_COLUMNS, viewSql, type TransactionView } from "../../services/ledger/transactions/view.js";
+import { TRANSACTION_COLUMNS, viewSql, type TransactionView } from "../../services/db/queries/transaction-view.js";
 
 const LIMIT_MAX = 500;
 const cols = TRANSACTION_COLUMNS.map((c) => `r.${c}`).join(", ");
@@ -35,12 +35,12 @@ function pageStatement(fetch: number): pg.QueryConfig {
   return {
     name: `stack-floor-${fetch}`,
     text: `with page as materialized (${page})
-      select v.*, pg_current_snapshot()::text as snapshot, floor(extract(epoch from now()))::bigint::text as read_at
+      select v.*, pg_current_snapshot()::text as snapshot
       from (${viewSql("select * from page")}) v order by v.date desc, v.id desc`,
   };
 }
 
-type Row = TransactionView & { snapshot: string; read_at: string };
+type Row = TransactionView & { snapshot: string };
 
 async function main() {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
@@ -74,7 +74,7 @@ async function main() {
           const last = page[page.length - 1];
           const nextCursor = hasMore
             ? encodeCursor(
-                { d: last.date, i: last.id, f: hash, w: rows[0].snapshot, t: Number(rows[0].read_at) },
+                { d: last.date, i: last.id, f: hash, w: rows[0].snapshot, t: Math.floor(Date.now() / 1000) },
                 signing,
               )
             : "";

@@ -1,3 +1,4 @@
+import { nowOf } from "../clock.js";
 import type { Em } from "../db/orm.js";
 import { deleteLoginAttempt, insertLoginAttempt, loginAttemptWaits } from "../db/tables/login-attempts.js";
 import { CofferError } from "../errors/coffer-error.js";
@@ -20,8 +21,10 @@ export const attemptKey = (email: string) => email.trim().toLowerCase().slice(0,
  */
 export async function admitAttempt(em: Em, email: string, ip: string): Promise<string> {
   const key = attemptKey(email);
-  const id = await insertLoginAttempt(em, key, ip);
+  const now = nowOf(em);
+  const id = await insertLoginAttempt(em, key, ip, now);
   const row = await loginAttemptWaits(em, {
+    now,
     email: key,
     ip,
     exceptId: id,

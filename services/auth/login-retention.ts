@@ -1,3 +1,4 @@
+import { nowOf } from "../clock.js";
 import type { Em } from "../db/orm.js";
 import { deleteLoginLeftovers } from "../db/tables/login-sessions.js";
 import type { PeriodicTask } from "../periodic.js";
@@ -9,7 +10,7 @@ import type { PeriodicTask } from "../periodic.js";
  * Returns how many rows went.
  */
 export async function purgeLoginLeftovers(em: Em): Promise<number> {
-  return deleteLoginLeftovers(em);
+  return deleteLoginLeftovers(em, nowOf(em));
 }
 
 export const purgeLoginLeftoversTask: PeriodicTask = {

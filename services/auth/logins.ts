@@ -1,3 +1,4 @@
+import { nowOf } from "../clock.js";
 import type { Em } from "../db/orm.js";
 import { lockForTransaction } from "../db/locks.js";
 import {
@@ -90,6 +91,7 @@ export async function issueSetupToken(em: Em, loginId: string | null): Promise<s
     loginId,
     tokenHash: hashSecret(token),
     ttlSeconds: SETUP_TOKEN_TTL_SECONDS,
+    now: nowOf(em),
   });
   return token;
 }
@@ -180,7 +182,7 @@ export async function firstRunSetupUrl(em: Em, publicUrl: string): Promise<strin
 const EXPIRED_LINK = "This setup link has been used or has expired; ask for a new one";
 
 async function liveSetupToken(em: Em, token: string, lock = false): Promise<LiveSetupTokenRow> {
-  const row = /^[A-Za-z0-9_-]{43}$/.test(token) ? await liveSetupTokenByHash(em, hashSecret(token), lock) : undefined;
+  const row = /^[A-Za-z0-9_-]{43}$/.test(token) ? await liveSetupTokenByHash(em, hashSecret(token), nowOf(em), lock) : undefined;
   if (!row) throw new CofferError("EXPIRED", EXPIRED_LINK);
   return row;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { nowOf } from "../clock.js";
 import type { Principal } from "../context.js";
 import type { Em } from "../db/orm.js";
 import {
@@ -31,6 +32,7 @@ export async function openSession(em: Em, loginId: string): Promise<string> {
     loginId,
     tokenHash: hashSecret(token),
     ttlDays: SESSION_TTL_DAYS,
+    now: nowOf(em),
   });
   await updateLoginLastLogin(em, loginId);
   return token;
@@ -44,7 +46,7 @@ export async function openSession(em: Em, loginId: string): Promise<string> {
  */
 export async function authenticateSession(em: Em, presented: string): Promise<SessionPrincipal> {
   const row = looksLikeToken(presented)
-    ? await touchLiveSession(em, hashSecret(presented), SESSION_TTL_DAYS, TOUCH_INTERVAL_SECONDS)
+    ? await touchLiveSession(em, hashSecret(presented), nowOf(em), SESSION_TTL_DAYS, TOUCH_INTERVAL_SECONDS)
     : undefined;
   if (!row) throw new CofferError("INVALID_CREDENTIALS", "The session has ended or is not valid; sign in again");
   return {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { nowOf } from "../clock.js";
 import type { Em } from "../db/orm.js";
 import { lockForTransaction } from "../db/locks.js";
 import {
@@ -100,9 +101,10 @@ export class CursorKeyring {
 export async function rotateCursorKey(em: Em, rotateAfterSeconds = ROTATE_AFTER_SECONDS): Promise<boolean> {
   return em.transactional(async (tx) => {
     await lockForTransaction(tx, "cursorKeyRotation");
-    const due = (await newestCursorKeyIsDue(tx, rotateAfterSeconds)) ?? true;
-    if (due) await insertCursorKey(tx, randomBytes(32));
-    await deleteReplacedCursorKeys(tx, PREVIOUS_KEY_GRACE_SECONDS);
+    const now = nowOf(tx);
+    const due = (await newestCursorKeyIsDue(tx, now, rotateAfterSeconds)) ?? true;
+    if (due) await insertCursorKey(tx, randomBytes(32), now);
+    await deleteReplacedCursorKeys(tx, now, PREVIOUS_KEY_GRACE_SECONDS);
     return due;
   });
 }

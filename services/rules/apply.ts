@@ -1,11 +1,12 @@
 import type { Em } from "../db/orm.js";
+import { bothPredicates, transactionPredicate, type TransactionPredicate } from "../db/queries/transaction-filter.js";
+import { prefilter } from "../db/queries/rule-prefilter.js";
 import { validation } from "../errors/coffer-error.js";
 import type { Actor } from "../ledger/actor.js";
 import { recordAnnotation } from "../ledger/annotations.js";
 import { parseDate } from "../shared/validate.js";
 import { conditionsMatch, firesOn, runPipeline } from "./engine/index.js";
 import { scanContexts } from "./context-loader.js";
-import { prefilter } from "./prefilter.js";
 import { loadReferenceMaps } from "./references.js";
 import { ruleRowById } from "../db/tables/rules.js";
 import { compileRules, loadEnabledRules, resolveRuleId } from "./rules.js";
@@ -27,24 +28,14 @@ export interface DateRange {
   endDate?: string;
 }
 
-function rangeSql(raw: DateRange): { sql: string; params: unknown[]; range: Record<string, string> } {
+function parseRange(raw: DateRange): { predicate: TransactionPredicate; range: Record<string, string> } {
   const start = raw.startDate?.trim() ? parseDate(raw.startDate, "start_date", "VALIDATION_ERROR") : undefined;
   const end = raw.endDate?.trim() ? parseDate(raw.endDate, "end_date", "VALIDATION_ERROR") : undefined;
   if (start && end && start >= end) throw validation("start_date must be before end_date (end_date is exclusive)");
-  const clauses: string[] = [];
-  const params: unknown[] = [];
   const range: Record<string, string> = {};
-  if (start) {
-    clauses.push("t.date >= ?::date");
-    params.push(start);
-    range.start_date = start;
-  }
-  if (end) {
-    clauses.push("t.date < ?::date");
-    params.push(end);
-    range.end_date = end;
-  }
-  return { sql: clauses.length ? clauses.join(" and ") : "true", params, range };
+  if (start) range.start_date = start;
+  if (end) range.end_date = end;
+  return { predicate: transactionPredicate({ startDate: start, endDate: end }), range };
 }
 
 /**
@@ -52,16 +43,14 @@ function rangeSql(raw: DateRange): { sql: string; params: unknown[]; range: Reco
  * transactions in the range. Returns how many it matched and changed.
  */
 export async function applyRule(em: Em, actor: Actor, rawId: string, raw: DateRange): Promise<RunSummary> {
-  const range = rangeSql(raw);
+  const range = parseRange(raw);
   const id = await resolveRuleId(em, rawId);
   return em.transactional(async (tx) => {
     const maps = await loadReferenceMaps(tx);
     const [rule] = await compileRules(tx, [(await ruleRowById(tx, id))!], maps);
-    const narrow = prefilter(rule.conditions);
     const ids: string[] = [];
     await scanContexts(tx, {
-      where: narrow ? `(${range.sql}) and (${narrow.sql})` : range.sql,
-      params: [...range.params, ...(narrow?.params ?? [])],
+      where: bothPredicates(range.predicate, prefilter(rule.conditions)),
       fields: rule.conditions.fields,
       maps,
       withIds: true,
@@ -91,15 +80,14 @@ const LIMITS = { maxMetadataKeys: METADATA_LIMITS.maxKeys, maxMetadataBytes: MET
  * apply one of them with applyRule.
  */
 export async function applyAllRules(em: Em, actor: Actor, raw: DateRange): Promise<RunSummary> {
-  const range = rangeSql(raw);
+  const range = parseRange(raw);
   return em.transactional(async (tx) => {
     const maps = await loadReferenceMaps(tx);
     const rules = (await loadEnabledRules(tx, maps)).rules.filter((r) => firesOn(r.trigger, "change"));
     if (rules.length === 0) return { matched: 0, changed: 0 };
     const ids: string[] = [];
     await scanContexts(tx, {
-      where: range.sql,
-      params: range.params,
+      where: range.predicate,
       fields: "all",
       maps,
       withIds: true,

@@ -1,6 +1,11 @@
-import { randomBytes } from "node:crypto";
 import type { Em } from "../db/orm.js";
-import { pgArray, query } from "../db/sql.js";
+import {
+  contextRowsByIds,
+  scanContextRows,
+  type ContextGroup as Group,
+  type ContextRow as Row,
+} from "../db/queries/transaction-contexts.js";
+import type { TransactionPredicate } from "../db/queries/transaction-filter.js";
 import { accountOwners } from "../db/tables/accounts.js";
 import { amountCents } from "../shared/validate.js";
 import type { CategorySource, TransactionContext } from "./engine/index.js";
@@ -30,22 +35,6 @@ export interface LoadedTransaction {
   /** The row's version (transactions.seq, renewed by every change): a write checks it is unchanged. */
   seq: string;
 }
-
-/** Column groups: what a field needs read, beyond id, short_id and date (always read). */
-type Group =
-  | "name"
-  | "merchant"
-  | "amount"
-  | "providerCategory"
-  | "pending"
-  | "provider"
-  | "account"
-  | "user"
-  | "category"
-  | "tags"
-  | "counterparty"
-  | "metadata"
-  | "series";
 
 const GROUP_OF_FIELD: Record<string, Group | null> = {
   provider_name: "name",
@@ -87,76 +76,6 @@ export function groupsFor(fields: ReadonlySet<string> | "all"): ReadonlySet<Grou
   }
   return groups;
 }
-
-/*
- * Each column is named as the context field it fills, so a row the driver
- * returns is already the context: a scan builds a million of them, and
- * copying each into another object cost more than judging it.
- */
-const COLUMNS: Record<Group, string[]> = {
-  name: [`t.provider_name as "providerName"`],
-  merchant: [`t.provider_merchant_name as "providerMerchantName"`],
-  // An integer number of cents, computed exactly by PostgreSQL; a float8 holds it exactly (it is below 2^53).
-  amount: [`(t.amount * 100)::float8 as "amountCents"`],
-  providerCategory: [
-    `t.provider_category_primary as "providerCategoryPrimary"`,
-    `t.provider_category_detailed as "providerCategoryDetailed"`,
-  ],
-  pending: ["t.pending"],
-  provider: ["t.provider"],
-  account: [`a.short_id as "accountId"`, `a.name as "accountName"`],
-  user: [`u.short_id as "userId"`, `u.name as "userName"`],
-  category: [`t.category_id as "categoryId"`, `t.category_source as "categorySource"`],
-  // Text, split in JavaScript: cheaper than the driver's array parser on a million rows.
-  tags: [`array_to_string(t.tag_ids, ',') as "tagIdsText"`],
-  counterparty: [`t.counterparty_id as "counterpartyId"`, "cp.name as counterparty"],
-  metadata: ["t.metadata"],
-  series: [`s.short_id as "series"`],
-};
-
-/** A row as contextSql reads it: the context's fields, and what identifies and versions the row. */
-type Row = TransactionContext & {
-  id?: string;
-  shortId: string;
-  day: number;
-  seq?: string;
-  categoryId?: string | null;
-  categorySource?: CategorySource | null;
-  tagIdsText?: string;
-  counterpartyId?: string | null;
-};
-
-/**
- * SELECT … FROM transactions t (+ the joins the groups need) WHERE `where`.
- * `full` adds what writing needs (the UUID and the row version); a scan that
- * only judges rows names them by short id.
- */
-export function contextSql(
-  groups: ReadonlySet<Group>,
-  where: string,
-  tail = "",
-  full = true,
-  from = "transactions t",
-): string {
-  // The date as a day number: far cheaper for PostgreSQL to produce than text, and for us to take apart.
-  const cols = [`t.short_id as "shortId"`, "t.date - date '1970-01-01' as day"];
-  if (full) cols.push("t.id", "t.seq::text as seq");
-  for (const g of groups) cols.push(...COLUMNS[g]);
-  const joins = [
-    groups.has("account") || groups.has("user") ? "join accounts a on a.id = t.account_id" : "",
-    groups.has("user") ? "join users u on u.id = a.user_id" : "",
-    groups.has("counterparty") ? "left join counterparties cp on cp.id = t.counterparty_id" : "",
-    groups.has("series") ? "left join series s on s.id = t.series_id" : "",
-  ];
-  return `select ${cols.join(", ")} from ${from} ${joins.join(" ")} where ${where} ${tail}`;
-}
-
-/**
- * Rows per FETCH. Small enough that a batch dies young (larger ones survive
- * into the old generation and the garbage collector's cost doubles), large
- * enough that round trips stay few; measured on a million rows.
- */
-const SCAN_BATCH = 1000;
 
 // Shared by every row that has none: a scan builds a million contexts, so each allocation counts.
 const NO_TAGS: string[] = [];
@@ -210,13 +129,7 @@ export async function loadContexts(
   opts: { lock?: boolean } = {},
 ): Promise<LoadedTransaction[]> {
   if (ids.length === 0) return [];
-  const sql = contextSql(
-    ALL_GROUPS,
-    "t.id = any(?::uuid[]) and t.deleted_at is null",
-    `order by t.id${opts.lock ? " for update of t" : ""}`,
-  );
-  const rows = await query<Row>(em, sql, [pgArray(ids)]);
-  return rows.map(loader(ALL_GROUPS, maps));
+  return (await contextRowsByIds(em, ALL_GROUPS, ids, opts)).map(loader(ALL_GROUPS, maps));
 }
 
 /** A transaction about to be inserted (by a sync page), with the values it will be stored with. */
@@ -296,51 +209,33 @@ export async function loadNewContexts(
 }
 
 /**
- * Reads the non-deleted transactions matching `where` (a predicate over `t`)
- * in batches through a server-side cursor, with only the columns `fields`
- * need. Must run inside a database transaction (em.transactional). `onBatch`
- * may stop the scan by returning false.
+ * Reads the non-deleted transactions matching `where` in batches through a
+ * server-side cursor, with only the columns `fields` need. Must run inside a
+ * database transaction (em.transactional). `onBatch` may stop the scan by
+ * returning false.
  */
 export async function scanContexts(
   tx: Em,
   scan: {
-    where: string;
-    params: unknown[];
+    where: TransactionPredicate;
     fields: ReadonlySet<string> | "all";
     maps: ReferenceMaps;
     /** Read the UUID and the row version too (the rows will be written); else rows carry their short id only. */
     withIds?: boolean;
     batchSize?: number;
-    /** Runs before each statement (e.g. to set the remaining statement timeout). */
+    /** Runs before each statement (e.g. to check the time left). */
     beforeFetch?: () => Promise<void>;
     onBatch: (batch: LoadedTransaction[]) => boolean | void | Promise<boolean | void>;
   },
 ): Promise<void> {
   const groups = groupsFor(scan.fields);
-  const full = scan.withIds === true;
-  const cursor = `rules_scan_${randomBytes(6).toString("hex")}`;
-  await scan.beforeFetch?.();
-  const select = contextSql(groups, `t.deleted_at is null and (${scan.where})`, "", full);
   const toLoaded = loader(groups, scan.maps);
-  await query(tx, `declare ${cursor} no scroll cursor for ${select}`, scan.params);
-  const fetch = async () => {
-    await scan.beforeFetch?.();
-    return query<Row>(tx, `fetch forward ${scan.batchSize ?? SCAN_BATCH} from ${cursor}`);
-  };
-  // The next batch is asked for before this one is judged, so the database and the evaluation overlap.
-  let next: Promise<Row[]> | null = fetch();
-  try {
-    for (;;) {
-      const rows: Row[] = await next;
-      next = null;
-      if (rows.length === 0) return;
-      next = fetch();
-      const batch = rows.map(toLoaded);
-      if ((await scan.onBatch(batch)) === false) return;
-    }
-  } finally {
-    // A batch still on its way when the scan stops (or fails) is waited for, so its failure is not left unhandled.
-    await next?.catch(() => undefined);
-    await query(tx, `close ${cursor}`).catch(() => undefined);
-  }
+  await scanContextRows(tx, {
+    where: scan.where,
+    groups,
+    full: scan.withIds === true,
+    batchSize: scan.batchSize,
+    beforeFetch: scan.beforeFetch,
+    onBatch: (rows) => scan.onBatch(rows.map(toLoaded)),
+  });
 }

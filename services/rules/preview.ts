@@ -1,10 +1,11 @@
 import type { Em } from "../db/orm.js";
-import { query } from "../db/sql.js";
+import { MATCH_ALL } from "../db/queries/transaction-filter.js";
+import { prefilter } from "../db/queries/rule-prefilter.js";
+import { limitPreviewTransaction, previewSampleRows } from "../db/queries/rule-preview.js";
 import { countLiveTransactions } from "../db/tables/transactions.js";
 import { CofferError, validation } from "../errors/coffer-error.js";
 import { conditionsMatch } from "./engine/index.js";
 import { scanContexts } from "./context-loader.js";
-import { prefilter } from "./prefilter.js";
 import { categorySlugOf, loadReferenceMaps } from "./references.js";
 import { parseConditions } from "./rules.js";
 
@@ -80,19 +81,16 @@ export async function previewRule(
 
   try {
     await em.transactional(async (tx) => {
-      await query(tx, "set transaction read only");
       // One statement timeout for the whole budget (each statement is bounded by it; between
       // statements the clock is checked here), not one per statement: a round trip costs.
-      await query(tx, `set local statement_timeout = ${remaining()}`);
+      await limitPreviewTransaction(tx, remaining());
       total = await countLiveTransactions(tx);
       const maps = await loadReferenceMaps(tx);
-      const narrow = prefilter(compiled);
       // The scan waits for the database between batches, and the evaluation of a batch lets other
       // requests in every SLICE_MS (a large tree can cost a millisecond per row); the clock is checked as it goes.
       let slice = performance.now();
       await scanContexts(tx, {
-        where: narrow?.sql ?? "true",
-        params: narrow?.params ?? [],
+        where: prefilter(compiled) ?? MATCH_ALL,
         fields: compiled.fields,
         maps,
         beforeFetch: async () => void remaining(),
@@ -136,21 +134,7 @@ export async function previewRule(
 async function loadSamples(em: Em, shortIds: string[]): Promise<PreviewSample[]> {
   if (shortIds.length === 0) return [];
   const maps = await loadReferenceMaps(em);
-  const rows = await query<{
-    short_id: string;
-    date: string;
-    amount: string;
-    name: string;
-    provider_category_primary: string | null;
-    category_id: string | null;
-  }>(
-    em,
-    `select t.short_id, to_char(t.date, 'YYYY-MM-DD') as date, t.amount::text as amount,
-       coalesce(t.provider_merchant_name, t.provider_name) as name, t.provider_category_primary, t.category_id
-     from transactions t where t.short_id = any(?::text[])
-     order by t.date desc, t.short_id desc`,
-    [`{${shortIds.join(",")}}`],
-  );
+  const rows = await previewSampleRows(em, shortIds);
   return rows.map((r) => ({
     shortId: r.short_id,
     date: r.date,

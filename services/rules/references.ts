@@ -1,8 +1,9 @@
 import type { Em } from "../db/orm.js";
+import { accountShortIdByLookup } from "../db/tables/accounts.js";
 import { allCategories } from "../db/tables/categories.js";
 import { findCounterpartiesByIds } from "../db/tables/counterparties.js";
 import { allTags } from "../db/tables/tags.js";
-import { query } from "../db/sql.js";
+import { userShortIdByLookup } from "../db/tables/users.js";
 import { validation } from "../errors/coffer-error.js";
 import { parseId } from "../ids/resolve-id.js";
 import { UNCATEGORIZED } from "../ledger/taxonomy.js";
@@ -230,7 +231,10 @@ export async function runnableActions(em: Em, rules: StoredAction[][], maps: Ref
   );
 }
 
-const ID_FIELDS = { account_id: "accounts", user_id: "users" } as const;
+const ID_FIELDS = {
+  account_id: { noun: "account", shortIdOf: accountShortIdByLookup },
+  user_id: { noun: "user", shortIdOf: userShortIdByLookup },
+} as const;
 
 /**
  * Conditions on account_id and user_id compare short ids. A UUID or short id
@@ -240,18 +244,13 @@ const ID_FIELDS = { account_id: "accounts", user_id: "users" } as const;
  */
 export async function normalizeConditionIds(em: Em, compiled: CompiledConditions): Promise<void> {
   for (const node of leavesOf(compiled.root)) {
-    const table = ID_FIELDS[node.field.name as keyof typeof ID_FIELDS];
-    if (!table || !["eq", "neq", "in"].includes(node.op)) continue;
+    const ref = ID_FIELDS[node.field.name as keyof typeof ID_FIELDS];
+    if (!ref || !["eq", "neq", "in"].includes(node.op)) continue;
     const one = async (raw: string): Promise<string> => {
       const lookup = parseId(raw.trim());
-      const rows = lookup
-        ? await query<{ short_id: string }>(em, `select short_id from ${table} where ${lookup.column} = ?`, [
-            lookup.value,
-          ])
-        : [];
-      if (rows.length === 0)
-        throw validation(`${node.path}: unknown ${table === "accounts" ? "account" : "user"} "${raw}"`);
-      return rows[0].short_id;
+      const shortId = lookup ? await ref.shortIdOf(em, lookup) : undefined;
+      if (shortId === undefined) throw validation(`${node.path}: unknown ${ref.noun} "${raw}"`);
+      return shortId;
     };
     const v = node.source.value;
     node.source.value = Array.isArray(v) ? await Promise.all(v.map((x) => one(String(x)))) : await one(String(v));

@@ -1,3 +1,4 @@
+import { nowOf } from "../clock.js";
 import type { Em } from "../db/orm.js";
 import { deleteOldSyncLogs } from "../db/tables/sync-logs.js";
 import { deleteOldWebhookEvents } from "../db/tables/webhook-events.js";
@@ -13,7 +14,7 @@ export const WEBHOOK_RETENTION = { rejectedDays: 7, keptDays: 90 };
 
 /** Deletes webhook events past their retention; returns how many. */
 export async function purgeWebhookEvents(em: Em, retention = WEBHOOK_RETENTION): Promise<number> {
-  return deleteOldWebhookEvents(em, retention);
+  return deleteOldWebhookEvents(em, nowOf(em), retention);
 }
 
 export const purgeWebhookEventsTask: PeriodicTask = {
@@ -29,7 +30,7 @@ export const purgeWebhookEventsTask: PeriodicTask = {
  * Returns how many went.
  */
 export async function purgeSyncLogs(em: Em, days: number): Promise<number> {
-  return deleteOldSyncLogs(em, days);
+  return deleteOldSyncLogs(em, nowOf(em), days);
 }
 
 export const purgeSyncLogsTask: PeriodicTask = {

@@ -1,6 +1,7 @@
 import PgBoss from "pg-boss";
 import { SYNC_TRIGGERS, type SyncTrigger } from "../db/entities/index.js";
 import { DUE_QUEUE, JOB_SCHEMA, SYNC_QUEUE } from "../db/job-queue-schema.js";
+import { nowOf } from "../clock.js";
 import type { Em } from "../db/orm.js";
 import { dueConnectionIds } from "../db/tables/connections.js";
 import type { EngineLogger, SyncEngine } from "./engine.js";
@@ -167,7 +168,8 @@ export class SyncScheduler {
 
   /** Queues a sync for every connection the schedule has made due; returns how many. */
   async queueDueSyncs(): Promise<number> {
-    const ids = await dueConnectionIds(this.opts.fork(), this.opts.intervalSeconds);
+    const em = this.opts.fork();
+    const ids = await dueConnectionIds(em, nowOf(em), this.opts.intervalSeconds);
     for (const id of ids) await this.requestSync(id, "schedule");
     return ids.length;
   }

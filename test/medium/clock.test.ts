@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogin } from "../../services/auth/logins.js";
 import { ManualClock } from "../../services/clock.js";
+import { createUser } from "../../services/users/users.js";
+import { expectCoreError } from "../helpers/core-error.js";
 import { key } from "../helpers/rest.js";
 import { startStack, type Stack } from "../helpers/stack.js";
 
@@ -47,5 +50,48 @@ describe("the core's clock", () => {
     const at = Date.parse(created.json<{ created_at: string }>().created_at);
     expect(at).toBeGreaterThanOrEqual(before - 1000);
     expect(at).toBeLessThanOrEqual(Date.now() + 1000);
+  });
+});
+
+describe("decisions the database makes about now follow the core's clock", () => {
+  const DAY = 24 * 3600 * 1000;
+  const withSession = (token: string) => ({ headers: { "x-coffer-session": token } });
+  const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
+  const newLogin = async (email: string) => {
+    const user = await createUser(s.orm.em.fork(), { name: email.split("@")[0] });
+    const { setupUrl } = await createLogin(s.orm.em.fork(), s.config.publicUrl, {
+      userId: user.id,
+      email,
+      role: "viewer",
+    });
+    return tokenOf(setupUrl);
+  };
+
+  it("ends a console session when the clock passes its expiry, without waiting", async () => {
+    const opened = clock.now().getTime();
+    const { sessionToken } = await s.core.sessions.completeSetup(
+      { token: await newLogin("clocked@example.com"), password: "correct horse battery" },
+      {},
+    );
+    const me = await s.core.sessions.getSession({}, withSession(sessionToken));
+    // 30 days from the clock's time (2031), not from the database's.
+    expect(Number(me.expiresAt!.seconds) * 1000).toBe(opened + 30 * DAY);
+
+    // A second before it ends the session still works, and that use slides its end 30 days on.
+    clock.advance(30 * DAY - 1000);
+    await s.core.sessions.getSession({}, withSession(sessionToken));
+    clock.advance(30 * DAY - 1000);
+    await s.core.sessions.getSession({}, withSession(sessionToken));
+    // Unused for 30 days: ended.
+    clock.advance(30 * DAY);
+    await expectCoreError(s.core.sessions.getSession({}, withSession(sessionToken)), "INVALID_CREDENTIALS");
+  });
+
+  it("expires a setup link an hour after the clock's time of issue", async () => {
+    const token = await newLogin("linked@example.com");
+    clock.advance(3600 * 1000 - 1000);
+    expect(await s.core.sessions.getSetupToken({ token }, {})).toMatchObject({ email: "linked@example.com" });
+    clock.advance(1000);
+    await expectCoreError(s.core.sessions.getSetupToken({ token }, {}), "EXPIRED");
   });
 });

@@ -15,6 +15,28 @@ export async function findAccountId(
   return row?.id ?? null;
 }
 
+/** The short id of the account a lookup names. */
+export async function accountShortIdByLookup(
+  em: Em,
+  lookup: { column: "id" | "short_id"; value: string },
+): Promise<string | undefined> {
+  const [row] = await query<{ short_id: string }>(em, `select short_id from accounts where ${lookup.column} = ?`, [
+    lookup.value,
+  ]);
+  return row?.short_id;
+}
+
+/** The currency of the account a person's live CSV connection with this item id imports into. */
+export async function csvAccountCurrency(em: Em, userId: string, itemId: string): Promise<string | undefined> {
+  const [row] = await query<{ iso_currency_code: string }>(
+    em,
+    `select a.iso_currency_code from accounts a join connections c on c.id = a.connection_id
+     where c.user_id = ? and c.provider = 'csv' and c.provider_item_id = ? and c.status <> 'disconnected'`,
+    [userId, itemId],
+  );
+  return row?.iso_currency_code;
+}
+
 /** An account as a provider reports it, cleaned; balances are decimal text or null. */
 export interface SyncedAccountRow {
   shortId: string;

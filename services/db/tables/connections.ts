@@ -145,15 +145,15 @@ export async function lockConnectionsWithCredentials(
   );
 }
 
-/** Connections the schedule should sync now: live, not paused, not attempted for `intervalSeconds`. */
-export async function dueConnectionIds(em: Em, intervalSeconds: number): Promise<string[]> {
+/** Connections the schedule should sync at `now`: live, not paused, not attempted for `intervalSeconds`. */
+export async function dueConnectionIds(em: Em, now: Date, intervalSeconds: number): Promise<string[]> {
   const rows = await query<{ id: string }>(
     em,
     `select id from connections
      where status in ('active', 'error') and not paused
-       and (last_attempt_at is null or last_attempt_at < now() - make_interval(secs => ?))
+       and (last_attempt_at is null or last_attempt_at < ?::timestamptz - make_interval(secs => ?))
      order by last_attempt_at nulls first`,
-    [intervalSeconds],
+    [now, intervalSeconds],
   );
   return rows.map((r) => r.id);
 }

@@ -9,15 +9,16 @@ export async function consumeSetupTokensOf(em: Em, loginId: string): Promise<voi
   ]);
 }
 
+/** A setup token that expires `ttlSeconds` after `now` (the core's clock). */
 export async function insertSetupToken(
   em: Em,
-  t: { id: string; loginId: string | null; tokenHash: string; ttlSeconds: number },
+  t: { id: string; loginId: string | null; tokenHash: string; ttlSeconds: number; now: Date },
 ): Promise<void> {
   await query(
     em,
     `insert into login_setup_tokens (id, login_id, token_hash, expires_at)
-     values (?, ?, ?, now() + make_interval(secs => ?))`,
-    [t.id, t.loginId, t.tokenHash, t.ttlSeconds],
+     values (?, ?, ?, ?::timestamptz + make_interval(secs => ?))`,
+    [t.id, t.loginId, t.tokenHash, t.now, t.ttlSeconds],
   );
 }
 
@@ -28,17 +29,21 @@ export interface LiveSetupTokenRow {
   role: LoginRole | null;
 }
 
-/** The unused, unexpired setup token with this hash and its login's email and role; `lock` takes it `for update`. */
+/**
+ * The setup token with this hash that is unused and unexpired at `now` (the core's clock), with its login's
+ * email and role; `lock` takes it `for update`.
+ */
 export async function liveSetupTokenByHash(
   em: Em,
   tokenHash: string,
+  now: Date,
   lock: boolean,
 ): Promise<LiveSetupTokenRow | undefined> {
   const [row] = await query<LiveSetupTokenRow>(
     em,
     `select t.id, t.login_id, l.email, l.role from login_setup_tokens t left join logins l on l.id = t.login_id
-     where t.token_hash = ? and t.consumed_at is null and t.expires_at > now()${lock ? " for update of t" : ""}`,
-    [tokenHash],
+     where t.token_hash = ? and t.consumed_at is null and t.expires_at > ?::timestamptz${lock ? " for update of t" : ""}`,
+    [tokenHash, now],
   );
   return row;
 }

@@ -1,10 +1,11 @@
 import type { IdLookup } from "../../ids/resolve-id.js";
 import type { Actor } from "../../ledger/actor.js";
-import { containsPattern, wholeWordPattern, type SearchMode } from "../../ledger/transactions/filter.js";
 import type { Trigger } from "../../rules/engine/pipeline.js";
 import type { RuleSort } from "../../rules/list.js";
 import type { StoredAction } from "../../rules/references.js";
 import type { Em } from "../orm.js";
+import type { SearchMode } from "../queries/transaction-filter.js";
+import { containsPattern, wholeWordPattern } from "../search-patterns.js";
 import { iso, pgArray, query } from "../sql.js";
 
 /** A row of `rules` as every read here returns it. */

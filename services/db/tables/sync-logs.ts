@@ -116,20 +116,20 @@ export async function endSyncLog(
 }
 
 /**
- * Deletes finished logs started more than `days` ago, keeping each
+ * Deletes finished logs started more than `days` before `now`, keeping each
  * connection's newest; returns how many went.
  */
-export async function deleteOldSyncLogs(em: Em, days: number): Promise<number> {
+export async function deleteOldSyncLogs(em: Em, now: Date, days: number): Promise<number> {
   const rows = await query<{ n: number }>(
     em,
     `with gone as (
        delete from sync_logs l
-       where l.status <> 'running' and l.started_at < now() - make_interval(days => ?)
+       where l.status <> 'running' and l.started_at < ?::timestamptz - make_interval(days => ?)
          and exists (select 1 from sync_logs n
                      where n.connection_id = l.connection_id and (n.started_at, n.id) > (l.started_at, l.id))
        returning 1)
      select count(*)::int as n from gone`,
-    [days],
+    [now, days],
   );
   return rows[0].n;
 }

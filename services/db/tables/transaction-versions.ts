@@ -7,13 +7,14 @@ import { query } from "../sql.js";
  * (Migration0003TransactionSnapshots); the cursor pages read them with `transactions`.
  */
 
-/** Deletes the versions superseded more than `retentionSeconds` ago; returns how many. */
-export async function deleteVersionsOlderThan(em: Em, retentionSeconds: number): Promise<number> {
+/** Deletes the versions superseded more than `retentionSeconds` before `now`; returns how many. */
+export async function deleteVersionsOlderThan(em: Em, now: Date, retentionSeconds: number): Promise<number> {
   const rows = await query<{ n: string }>(
     em,
-    `with gone as (delete from transaction_versions where superseded_at < now() - make_interval(secs => ?) returning 1)
+    `with gone as (delete from transaction_versions
+                   where superseded_at < ?::timestamptz - make_interval(secs => ?) returning 1)
      select count(*)::text as n from gone`,
-    [retentionSeconds],
+    [now, retentionSeconds],
   );
   return Number(rows[0].n);
 }

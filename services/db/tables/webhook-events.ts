@@ -106,20 +106,21 @@ export async function markWebhookEventReplayed(em: Em, id: string, connectionIds
   );
 }
 
-/** Deletes events past their retention (`rejectedDays` for rejected and duplicate ones); returns how many. */
+/** Deletes events past their retention at `now` (`rejectedDays` for rejected and duplicate ones); returns how many. */
 export async function deleteOldWebhookEvents(
   em: Em,
+  now: Date,
   retention: { keptDays: number; rejectedDays: number },
 ): Promise<number> {
   const rows = await query<{ n: number }>(
     em,
     `with gone as (
        delete from webhook_events
-       where received_at < now() - make_interval(days => ?)
-          or (status in ('rejected', 'duplicate') and received_at < now() - make_interval(days => ?))
+       where received_at < ?::timestamptz - make_interval(days => ?)
+          or (status in ('rejected', 'duplicate') and received_at < ?::timestamptz - make_interval(days => ?))
        returning 1)
      select count(*)::int as n from gone`,
-    [retention.keptDays, retention.rejectedDays],
+    [now, retention.keptDays, now, retention.rejectedDays],
   );
   return rows[0].n;
 }

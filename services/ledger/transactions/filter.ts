@@ -1,8 +1,14 @@
 import type { Em } from "../../db/orm.js";
-import { pgArray, query } from "../../db/sql.js";
+import {
+  transactionPredicate,
+  type TransactionFilterSpec,
+  type TransactionPredicate,
+} from "../../db/queries/transaction-filter.js";
 import { findAccountId } from "../../db/tables/accounts.js";
 import { categoryAndChildrenIds } from "../../db/tables/categories.js";
+import { seriesIdByLookup } from "../../db/tables/series.js";
 import { findTagsBySlug } from "../../db/tables/tags.js";
+import { userIdByLookup } from "../../db/tables/users.js";
 import { CofferError, notFound } from "../../errors/coffer-error.js";
 import { parseId } from "../../ids/resolve-id.js";
 import { amountCents, canonicalAmount, isSlug, parseDate, searchTerm } from "../../shared/validate.js";
@@ -39,15 +45,13 @@ const MAX_TAGS = 50;
  * - `canonical` is what the caller asked for in one normal form (UUIDs for
  *   ids, 2-decimal amounts, sorted slugs); cursors carry its hash, so the same
  *   filters written differently still continue the same pagination.
- * - `sql` is a predicate over rows aliased `t` with `?` params. It reads only
- *   columns that `transactions` and `transaction_versions` share, so snapshot
- *   pages apply it to old row versions too. Ids of accounts, categories and
- *   tags are resolved here from the current rows of those small tables.
+ * - `predicate` selects the matching rows (services/db/queries/transaction-filter.ts
+ *   writes its SQL). Ids of accounts, categories and tags are resolved here from
+ *   the current rows of those small tables.
  */
 export interface ResolvedFilter {
   canonical: Record<string, unknown>;
-  sql: string;
-  params: unknown[];
+  predicate: TransactionPredicate;
 }
 
 const invalid = (message: string) => new CofferError("INVALID_PARAMETER", message);
@@ -92,43 +96,6 @@ export function parseSearchMode(raw: string | undefined): SearchMode {
   return mode as SearchMode;
 }
 
-/** LIKE pattern matching `term` anywhere, with LIKE's own wildcards taken literally. */
-export const containsPattern = (term: string) => `%${term.replace(/[\\%_]/g, "\\$&")}%`;
-
-/**
- * A POSIX regex (for ~*) matching `word` as a whole word: not preceded or
- * followed by a letter or digit. Regex metacharacters in the word are escaped.
- */
-export const wholeWordPattern = (word: string) =>
-  `(^|[^[:alnum:]])${word.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}([^[:alnum:]]|$)`;
-
-/**
- * The SQL (and params) matching one search term in the name or the merchant
- * name. `search_text` is both names lower-cased (Migration0004SearchText);
- * the pattern is lower-cased by PostgreSQL too, so both sides fold alike.
- */
-function searchTermSql(term: string, mode: SearchMode): { sql: string; params: unknown[] } {
-  switch (mode) {
-    case "contains":
-      return { sql: `t.search_text like lower(?)`, params: [containsPattern(term)] };
-    case "words": {
-      // Every word of the term, as a whole word, in the same field. The LIKE prefilter reads
-      // only the index; the regexes run on the rows that contain every word at all.
-      const split = term.split(" ");
-      const words = split.map(wholeWordPattern);
-      const all = (col: string) => words.map(() => `${col} ~* ?`).join(" and ");
-      const prefilter = split.map(() => `t.search_text like lower(?)`).join(" and ");
-      return {
-        sql: `(${prefilter} and ((${all("t.provider_name")}) or (${all("t.provider_merchant_name")})))`,
-        params: [...split.map(containsPattern), ...words, ...words],
-      };
-    }
-    case "fuzzy":
-      // pg_trgm word similarity (threshold pg_trgm.word_similarity_threshold, default 0.6); uses the trigram indexes.
-      return { sql: `(? <% t.provider_name or ? <% t.provider_merchant_name)`, params: [term, term] };
-  }
-}
-
 async function resolveAccount(em: Em, raw: string): Promise<string> {
   const lookup = parseId(raw.trim());
   const id = lookup ? await findAccountId(em, lookup) : null;
@@ -138,20 +105,16 @@ async function resolveAccount(em: Em, raw: string): Promise<string> {
 
 async function resolveSeries(em: Em, raw: string): Promise<string> {
   const lookup = parseId(raw.trim());
-  const rows = lookup
-    ? await query<{ id: string }>(em, `select id from series where ${lookup.column} = ?`, [lookup.value])
-    : [];
-  if (!rows[0]) throw notFound("Series");
-  return rows[0].id;
+  const id = lookup ? await seriesIdByLookup(em, lookup) : undefined;
+  if (id === undefined) throw notFound("Series");
+  return id;
 }
 
 async function resolveUser(em: Em, raw: string): Promise<string> {
   const lookup = parseId(raw.trim());
-  const rows = lookup
-    ? await query<{ id: string }>(em, `select id from users where ${lookup.column} = ?`, [lookup.value])
-    : [];
-  if (!rows[0]) throw notFound("User");
-  return rows[0].id;
+  const id = lookup ? await userIdByLookup(em, lookup) : undefined;
+  if (id === undefined) throw notFound("User");
+  return id;
 }
 
 /** The category and, for a parent, its children. */
@@ -165,16 +128,11 @@ async function tagIds(em: Em, slugs: string[]): Promise<string[]> {
   return (await findTagsBySlug(em, slugs)).map((r) => r.id);
 }
 
-/** Validates every filter (syntax first, then lookups) and builds the predicate. */
+/** Validates every filter (syntax first, then lookups) and resolves it into the predicate's terms. */
 export async function resolveFilter(em: Em, f: TransactionFilterInput | undefined): Promise<ResolvedFilter> {
   f = f ?? {};
   const canonical: Record<string, unknown> = {};
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: string, ...p: unknown[]) => {
-    clauses.push(sql);
-    params.push(...p);
-  };
+  const spec: TransactionFilterSpec = {};
 
   // Syntax, before any lookup.
   const startDate = present(f.startDate) ? parseDate(f.startDate, "start_date") : undefined;
@@ -196,66 +154,35 @@ export async function resolveFilter(em: Em, f: TransactionFilterInput | undefine
     throw invalid("min_amount must not be greater than max_amount");
   }
 
-  if (startDate !== undefined) {
-    canonical.start_date = startDate;
-    add(`t.date >= ?::date`, startDate);
-  }
-  if (endDate !== undefined) {
-    canonical.end_date = endDate;
-    add(`t.date < ?::date`, endDate);
-  }
-  if (present(f.accountId)) {
-    canonical.account_id = await resolveAccount(em, f.accountId);
-    add(`t.account_id = ?::uuid`, canonical.account_id);
-  }
-  if (present(f.userId)) {
-    canonical.user_id = await resolveUser(em, f.userId);
-    add(`t.account_id in (select id from accounts where user_id = ?::uuid)`, canonical.user_id);
-  }
+  if (startDate !== undefined) spec.startDate = canonical.start_date = startDate;
+  if (endDate !== undefined) spec.endDate = canonical.end_date = endDate;
+  if (present(f.accountId)) spec.accountId = canonical.account_id = await resolveAccount(em, f.accountId);
+  if (present(f.userId)) spec.userId = canonical.user_id = await resolveUser(em, f.userId);
   if (categorySlug !== undefined) {
     canonical.category_slug = categorySlug;
-    const ids = pgArray(await categoryIds(em, categorySlug));
     // A transaction without a category is uncategorized.
-    if (categorySlug === UNCATEGORIZED) add(`(t.category_id is null or t.category_id = any(?::uuid[]))`, ids);
-    else add(`t.category_id = any(?::uuid[])`, ids);
+    spec.category = { ids: await categoryIds(em, categorySlug), orUncategorized: categorySlug === UNCATEGORIZED };
   }
-  if (minAmount !== undefined) {
-    canonical.min_amount = minAmount;
-    add(`t.amount >= ?::numeric`, minAmount);
-  }
-  if (maxAmount !== undefined) {
-    canonical.max_amount = maxAmount;
-    add(`t.amount <= ?::numeric`, maxAmount);
-  }
-  if (f.pending !== undefined) {
-    canonical.pending = f.pending;
-    add(`t.pending = ?`, f.pending);
-  }
+  if (minAmount !== undefined) spec.minAmount = canonical.min_amount = minAmount;
+  if (maxAmount !== undefined) spec.maxAmount = canonical.max_amount = maxAmount;
+  if (f.pending !== undefined) spec.pending = canonical.pending = f.pending;
   if (searchTerms.length > 0) {
     canonical.search = searchTerms;
     canonical.search_mode = searchMode;
-    const parts = searchTerms.map((term) => searchTermSql(term, searchMode));
-    add(`(${parts.map((p) => p.sql).join(" or ")})`, ...parts.flatMap((p) => p.params));
+    spec.search = { terms: searchTerms, mode: searchMode };
   }
   if (allTags.length > 0) {
     canonical.tags = allTags;
     const ids = await tagIds(em, allTags);
     // A tag that does not exist is on no transaction, so "has all of them" matches nothing.
-    if (ids.length < allTags.length) add(`false`);
-    else add(`t.tag_ids @> ?::uuid[]`, pgArray(ids));
+    spec.allTagIds = ids.length < allTags.length ? null : ids;
   }
-  if (present(f.seriesId)) {
-    canonical.series_id = await resolveSeries(em, f.seriesId);
-    add(`t.series_id = ?::uuid`, canonical.series_id);
-  }
-  if (f.inSeries !== undefined) {
-    canonical.in_series = f.inSeries;
-    add(f.inSeries ? `t.series_id is not null` : `t.series_id is null`);
-  }
+  if (present(f.seriesId)) spec.seriesId = canonical.series_id = await resolveSeries(em, f.seriesId);
+  if (f.inSeries !== undefined) spec.inSeries = canonical.in_series = f.inSeries;
   if (anyTags.length > 0) {
     canonical.any_tag = anyTags;
     // Unknown slugs can match nothing; with none known, nothing matches (the filter never widens).
-    add(`t.tag_ids && ?::uuid[]`, pgArray(await tagIds(em, anyTags)));
+    spec.anyTagIds = await tagIds(em, anyTags);
   }
-  return { canonical, sql: clauses.length > 0 ? clauses.join(" and ") : "true", params };
+  return { canonical, predicate: transactionPredicate(spec) };
 }

@@ -1,3 +1,4 @@
+import { nowOf } from "../../clock.js";
 import type { Em } from "../../db/orm.js";
 import { deleteVersionsOlderThan } from "../../db/tables/transaction-versions.js";
 import type { PeriodicTask } from "../../periodic.js";
@@ -12,7 +13,7 @@ export const VERSION_RETENTION_SECONDS = CURSOR_MAX_AGE_SECONDS + 3600;
 
 /** Deletes row versions no live cursor can need; returns how many. */
 export async function purgeTransactionVersions(em: Em, retentionSeconds = VERSION_RETENTION_SECONDS): Promise<number> {
-  return deleteVersionsOlderThan(em, retentionSeconds);
+  return deleteVersionsOlderThan(em, nowOf(em), retentionSeconds);
 }
 
 /** The purge as the core's periodic task (a read never writes, so lists cannot do it). */

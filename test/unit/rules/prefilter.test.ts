@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compileConditions } from "../../../services/rules/engine/index.js";
-import { prefilter } from "../../../services/rules/prefilter.js";
+import { prefilter } from "../../../services/db/queries/rule-prefilter.js";
 
 // The SQL narrowing: translated where it can never exclude a match, given up (null) otherwise.
 

@@ -1,8 +1,9 @@
-import type { RULE_FIELDS, RuleFieldName } from "../../common/rule-grammar.js";
-import { pgArray } from "../db/sql.js";
-import { containsPattern } from "../ledger/transactions/filter.js";
-import type { CompiledConditions, ConditionNode, LeafNode } from "./engine/index.js";
-import { centsOf, formatCents } from "../../common/money.js";
+import { centsOf, formatCents } from "../../../common/money.js";
+import type { RULE_FIELDS, RuleFieldName } from "../../../common/rule-grammar.js";
+import type { CompiledConditions, ConditionNode, LeafNode } from "../../rules/engine/index.js";
+import { containsPattern } from "../search-patterns.js";
+import { pgArray } from "../sql.js";
+import type { TransactionPredicate } from "./transaction-filter.js";
 
 /**
  * A SQL predicate that narrows the transactions a scan reads to a superset
@@ -17,10 +18,7 @@ import { centsOf, formatCents } from "../../common/money.js";
  * folds no non-ASCII letter to something JavaScript would not, so the
  * database's match set contains the evaluator's.
  */
-export interface Prefilter {
-  sql: string;
-  params: unknown[];
-}
+type Prefilter = TransactionPredicate;
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 
