@@ -28,7 +28,8 @@ const ONLY = arg("source", "");
 const RULES = arg("rules", "on");
 
 const base = new URL(benchDatabaseUrl());
-const TEMPLATE = "coffer_bench_sync_tmpl";
+// Per process: two runs at once (two worktrees, base and branch) must not drop each other's template.
+const TEMPLATE = `coffer_bench_sync_tmpl_${process.pid}`;
 const dbUrl = (name: string) => {
   const u = new URL(base);
   u.pathname = `/${name}`;

@@ -70,8 +70,11 @@ export function table(em: Em, name: string): Knex.QueryBuilder {
  * `pgArray(ids)`. Every element is quoted and escaped; null is SQL NULL.
  */
 export function pgArray(values: readonly (string | null)[]): string {
-  return `{${values.map((v) => (v === null ? "NULL" : `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`)).join(",")}}`;
+  // A sync page sends a dozen arrays of thousands of values: most need no escaping, so none is attempted.
+  return `{${values.map((v) => (v === null ? "NULL" : `"${NEEDS_ESCAPE.test(v) ? v.replace(/\\/g, "\\\\").replace(/"/g, '\\"') : v}"`)).join(",")}}`;
 }
+
+const NEEDS_ESCAPE = /["\\]/;
 
 /**
  * A write refused by a foreign key. PostgreSQL reports an ON DELETE RESTRICT

@@ -5,7 +5,7 @@ import {
   linkTransactionsToSeries,
   lockSeriesMembers,
   unlinkTransactionsFromSeries,
-} from "../db/tables/transactions.js";
+} from "../db/tables/transactions-edits.js";
 import { CofferError } from "../errors/coffer-error.js";
 import type { Actor } from "../ledger/actor.js";
 import { recordAnnotations } from "../ledger/annotations.js";

@@ -12,7 +12,7 @@ import {
   upsertSyncedTransactions,
   type SyncedTransactionRow,
   type WrittenSyncRow,
-} from "../db/tables/transactions.js";
+} from "../db/tables/transactions-sync.js";
 import { retryOnShortIdClash } from "../ids/insert.js";
 import { newShortId } from "../ids/short-id.js";
 import type { Actor } from "../ledger/actor.js";
@@ -129,13 +129,15 @@ const keyOf = (accountId: string, ptid: string) => `${accountId}\u0000${ptid}`;
  * and the sync log's counters. Either all of it is committed or none, so a
  * crash between pages loses nothing and the next sync continues from the
  * last committed cursor; a page applied twice changes nothing the second time.
+ * `page` may be several provider pages joined (services/sync/page-batches.ts):
+ * `providerPages` says how many, for the sync log.
  *
  * The enabled rules run on the page's inserted and changed rows last, in
  * the same database transaction (services/rules/runner.ts): a page is never
  * committed without its rules having run, and a replayed page, which inserts
  * and changes nothing, never runs them twice.
  */
-export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promise<PageResult> {
+export async function applyPage(em: Em, ctx: PageContext, page: SyncPage, providerPages = 1): Promise<PageResult> {
   const skipped = [...page.skipped];
   const rows = new Map<string, Row>();
   for (const t of [...page.added, ...page.modified]) {
@@ -181,6 +183,7 @@ export async function applyPage(em: Em, ctx: PageContext, page: SyncPage): Promi
     const toLog = skipped.slice(0, Math.max(0, MAX_LOGGED_SKIPS - ctx.loggedSkips));
     const unchanged = list.length - written.length;
     await addSyncLogPage(tx, ctx.syncLogId, {
+      pages: providerPages,
       added: insertedIds.length,
       modified: updatedIds.length,
       removed: removedIds.length,

@@ -9,6 +9,7 @@ import type { CredentialCipher } from "./credentials.js";
 import type { PostCommitHook } from "./hooks.js";
 import { tryLockConnection } from "../db/locks.js";
 import { markConnectionSynced, setConnectionError } from "../db/tables/connections.js";
+import { pageBatches } from "./page-batches.js";
 import { addSyncLogSkips, endSyncLog, interruptRunningSyncLogs, startSyncLog } from "../db/tables/sync-logs.js";
 import type { ProviderName } from "./providers/provider.js";
 import type { ProviderRegistry } from "./registry.js";
@@ -163,11 +164,11 @@ export class SyncEngine {
       actor,
       loggedSkips: Math.min(MAX_LOGGED_SKIPS, accounts.skipped.length),
     };
-    for await (const page of readAhead(provider.sync(credentials, conn.cursor ?? null))) {
-      const r = await applyPage(em, ctx, page);
+    for await (const { page, pages } of pageBatches(provider.sync(credentials, conn.cursor ?? null))) {
+      const r = await applyPage(em, ctx, page, pages);
       ctx.cursorBefore = page.nextCursor;
       ctx.loggedSkips = Math.min(MAX_LOGGED_SKIPS, ctx.loggedSkips + r.skipped.length);
-      counts.pages++;
+      counts.pages += pages;
       counts.added += r.added;
       counts.modified += r.modified;
       counts.removed += r.removed;
@@ -238,34 +239,5 @@ export class SyncEngine {
       });
     });
     return { status: "error", syncLogId, failure, retry: isTransient(failure) };
-  }
-}
-
-/**
- * The pages of a provider's sync, each next one asked for as soon as the
- * previous is handed over: the provider's answer (network, parsing) then
- * arrives while the database commits the page before it. Only the commit
- * moves the cursor, so a page read ahead and never committed (a failure, a
- * shutdown) is simply read again by the next sync.
- */
-export async function* readAhead<T>(pages: AsyncIterable<T>): AsyncGenerator<T> {
-  const it = pages[Symbol.asyncIterator]();
-  let next = it.next();
-  let done = false;
-  try {
-    for (;;) {
-      const step = await next;
-      if (step.done) {
-        done = true;
-        return;
-      }
-      next = it.next();
-      // Seen when awaited; until then a failure of the page read ahead must not count as unhandled.
-      next.catch(() => undefined);
-      yield step.value;
-    }
-  } finally {
-    // Stopped early: end the provider's iteration without waiting for a request still in flight.
-    if (!done) void Promise.resolve(it.return?.()).catch(() => undefined);
   }
 }

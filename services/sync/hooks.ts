@@ -27,7 +27,8 @@ export interface SyncFinished {
  * Work that runs after sync data is committed, such as series detection.
  * (The rules are not a hook: they run inside each page's transaction,
  * services/sync/apply-page.ts, so a page never commits without them.)
- * `afterPage` runs once per committed page, in page order; `afterSync` once
+ * `afterPage` runs once per committed page (provider pages joined by
+ * services/sync/page-batches.ts commit as one), in page order; `afterSync` once
  * when a sync ends well. A hook sees committed rows only, in its own database
  * transactions; a failing hook is logged and never undoes or stops the sync.
  */

@@ -85,6 +85,8 @@ export async function addSyncLogPage(
   em: Em,
   id: string,
   page: {
+    /** Provider pages committed together. */
+    pages: number;
     added: number;
     modified: number;
     removed: number;
@@ -95,10 +97,19 @@ export async function addSyncLogPage(
 ): Promise<void> {
   await query(
     em,
-    `update sync_logs set pages = pages + 1, added = added + ?, modified = modified + ?, removed = removed + ?,
+    `update sync_logs set pages = pages + ?, added = added + ?, modified = modified + ?, removed = removed + ?,
        unchanged = unchanged + ?, skipped_count = skipped_count + ?, skipped = skipped || ?::jsonb
      where id = ?`,
-    [page.added, page.modified, page.removed, page.unchanged, page.skipped, JSON.stringify(page.logged), id],
+    [
+      page.pages,
+      page.added,
+      page.modified,
+      page.removed,
+      page.unchanged,
+      page.skipped,
+      JSON.stringify(page.logged),
+      id,
+    ],
   );
 }
 

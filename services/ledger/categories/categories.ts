@@ -1,6 +1,6 @@
 import { CategoryEntity, type Category } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { moveTransactionsToCategory } from "../../db/tables/transactions.js";
+import { moveTransactionsToCategory } from "../../db/tables/transactions-edits.js";
 import { isForeignKeyViolation } from "../../db/sql.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";

@@ -10,7 +10,7 @@ import {
   lockTransactionCounterparties,
   setTransactionsCounterparty,
   type LockedCounterpartyRow,
-} from "../../db/tables/transactions.js";
+} from "../../db/tables/transactions-edits.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";

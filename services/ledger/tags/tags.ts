@@ -1,6 +1,6 @@
 import { TagEntity, type Tag } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { removeTagFromTransactions } from "../../db/tables/transactions.js";
+import { removeTagFromTransactions } from "../../db/tables/transactions-edits.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { withShortId } from "../../ids/insert.js";
 import { parseId } from "../../ids/resolve-id.js";

@@ -3,7 +3,7 @@ import type { CategorySource } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
 import { isForeignKeyViolation } from "../../db/sql.js";
 import { findCategoryIdBySlug } from "../../db/tables/categories.js";
-import { lockTransactionCategories, setTransactionsCategory } from "../../db/tables/transactions.js";
+import { lockTransactionCategories, setTransactionsCategory } from "../../db/tables/transactions-edits.js";
 import { CofferError, validation } from "../../errors/coffer-error.js";
 import type { Actor } from "../actor.js";
 import { recordAnnotation, recordAnnotations } from "../annotations.js";

@@ -1,10 +1,10 @@
 import type { Em } from "../../db/orm.js";
+import { findImportedTransactions } from "../../db/tables/transactions.js";
 import {
-  findImportedTransactions,
   insertImportedTransactions,
   storedProviderKeys,
   type ProviderKey,
-} from "../../db/tables/transactions.js";
+} from "../../db/tables/transactions-import.js";
 import { validation } from "../../errors/coffer-error.js";
 import { newShortId } from "../../ids/short-id.js";
 import { UUID, isCalendarDate } from "../../../common/validation.js";

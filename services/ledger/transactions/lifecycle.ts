@@ -1,6 +1,6 @@
 import type { Annotation } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { restoreDeletedTransaction, softDeleteTransaction } from "../../db/tables/transactions.js";
+import { restoreDeletedTransaction, softDeleteTransaction } from "../../db/tables/transactions-edits.js";
 import { CofferError } from "../../errors/coffer-error.js";
 import type { Actor } from "../actor.js";
 import { listTransactionAnnotations, recordAnnotation } from "../annotations.js";

@@ -1,6 +1,7 @@
 import type { CategorySource } from "../../db/entities/index.js";
 import type { Em } from "../../db/orm.js";
-import { findTransactionShortId, lockTransactionRow } from "../../db/tables/transactions.js";
+import { findTransactionShortId } from "../../db/tables/transactions.js";
+import { lockTransactionRow } from "../../db/tables/transactions-edits.js";
 import { notFound } from "../../errors/coffer-error.js";
 
 /** The parts of a transaction row a write needs to decide what changes and what to annotate. */

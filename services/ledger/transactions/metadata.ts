@@ -1,6 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Em } from "../../db/orm.js";
-import { setTransactionMetadata as setTransactionMetadataColumn } from "../../db/tables/transactions.js";
+import { setTransactionMetadata as setTransactionMetadataColumn } from "../../db/tables/transactions-edits.js";
 import { CofferError, validation } from "../../errors/coffer-error.js";
 import { parseJsonValue } from "../../shared/validate.js";
 import type { Actor } from "../actor.js";

@@ -1,7 +1,7 @@
 import { isSlug } from "../../shared/validate.js";
 import type { Em } from "../../db/orm.js";
 import { findTagsBySlug, insertTagIfAbsent } from "../../db/tables/tags.js";
-import { setTransactionTagIds } from "../../db/tables/transactions.js";
+import { setTransactionTagIds } from "../../db/tables/transactions-edits.js";
 import { CofferError, notFound, validation } from "../../errors/coffer-error.js";
 import { newShortId } from "../../ids/short-id.js";
 import type { Actor } from "../actor.js";

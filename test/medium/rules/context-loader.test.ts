@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeOrm, openOrm, type Orm } from "../../../services/db/orm.js";
-import { upsertSyncedTransactions } from "../../../services/db/tables/transactions.js";
+import { upsertSyncedTransactions } from "../../../services/db/tables/transactions-sync.js";
 import { newShortId } from "../../../services/ids/short-id.js";
 import { loadContexts, loadNewContexts, type NewTransactionValues } from "../../../services/rules/context-loader.js";
 import { loadReferenceMaps } from "../../../services/rules/references.js";

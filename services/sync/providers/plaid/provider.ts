@@ -290,7 +290,18 @@ export class PlaidProvider implements Provider {
     try {
       return (await request()).data;
     } catch (err) {
+      // A kept-alive socket the server closed while the sync committed a batch (its idle timeout) is reset
+      // by the next request before any answer: sent again once, on a new socket.
+      if (!isStaleSocket(err)) throw toProviderError(err);
+    }
+    try {
+      return (await request()).data;
+    } catch (err) {
       throw toProviderError(err);
     }
   }
 }
+
+/** A request reset by the server before any answer came (the socket was closed under it). */
+const isStaleSocket = (err: unknown) =>
+  (err as { code?: string }).code === "ECONNRESET" && (err as { response?: unknown }).response === undefined;
