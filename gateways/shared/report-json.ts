@@ -13,4 +13,3 @@ export function reportJson(r: Report, withBody: boolean) {
   const { body, ...light } = toRest(ReportSchema, r);
   return withBody ? { ...light, body } : light;
 }
-

@@ -171,7 +171,9 @@ describe("MCP reference tools", () => {
     await s.core.tags.createTag({ slug: "vacation", color: "#FF0000" }, admin);
     await s.core.tags.createTag({ displayName: "Reimbursable" }, admin);
     const { tags } = await call("list_tags");
-    const rest = (await s.rest.inject({ method: "GET", url: "/api/v1/tags", headers: { "x-api-key": s.readKey } })).json();
+    const rest = (
+      await s.rest.inject({ method: "GET", url: "/api/v1/tags", headers: { "x-api-key": s.readKey } })
+    ).json();
     expect({ tags }).toEqual(rest);
     for (const t of tags) expect(t.id).toMatch(UUID);
     expect({ tags }).toMatchObject({

@@ -224,7 +224,9 @@ describe("query_transaction_rules", () => {
       headers: { "x-api-key": s.readKey },
     });
     expect(all).toEqual(restRule.json());
-    expect((await ok(reader, "query_transaction_rules", { limit: 1, fields: "short_id, conditions" })).rules[0]).toEqual({
+    expect(
+      (await ok(reader, "query_transaction_rules", { limit: 1, fields: "short_id, conditions" })).rules[0],
+    ).toEqual({
       short_id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
       conditions: { field: "provider_merchant_name", op: "contains", value: "coffee" },
     });

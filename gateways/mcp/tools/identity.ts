@@ -21,7 +21,8 @@ export const whoami = defineTool({
 export const listUsers = defineTool({
   name: "list_users",
   title: "List household members",
-  description: "Every member of the household, each as GET /api/v1/users/{id} shows it: id (UUID) and short_id (what user_id " +
+  description:
+    "Every member of the household, each as GET /api/v1/users/{id} shows it: id (UUID) and short_id (what user_id " +
     "fields elsewhere carry; either form is accepted as an argument).",
   readOnly: true,
   inputSchema: {},

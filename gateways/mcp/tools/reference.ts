@@ -51,7 +51,8 @@ export const listCategories = defineTool({
 export const listTags = defineTool({
   name: "list_tags",
   title: "List tags",
-  description: "Every tag in use in the household, each as GET /api/v1/tags shows it. Use the slugs to filter or tag " +
+  description:
+    "Every tag in use in the household, each as GET /api/v1/tags shows it. Use the slugs to filter or tag " +
     "transactions.",
   readOnly: true,
   inputSchema: {},

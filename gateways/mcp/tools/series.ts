@@ -101,7 +101,10 @@ export const detectSeries = defineTool({
   },
   outputSchema: restShapeOf(DetectSeriesResponseSchema).shape,
   async handler(core, opts, args) {
-    return toRest(DetectSeriesResponseSchema, await core.series.detectSeries({ minConfidence: args.min_confidence }, opts));
+    return toRest(
+      DetectSeriesResponseSchema,
+      await core.series.detectSeries({ minConfidence: args.min_confidence }, opts),
+    );
   },
 });
 
