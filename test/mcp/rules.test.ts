@@ -306,6 +306,14 @@ describe("preview_rule", () => {
         expect.objectContaining({ date: "2026-04-01", amount: 50, category_primary_raw: "TRANSPORTATION" }),
       ],
     });
+    // POST /api/v1/rules/preview's answer.
+    const rest = await s.rest.inject({
+      method: "POST",
+      url: "/api/v1/rules/preview",
+      headers: { "x-api-key": s.readKey },
+      payload: { conditions: { field: "amount", op: "gt", value: 1 } },
+    });
+    expect(r).toEqual(rest.json());
     expect((await ok(reader, "preview_rule", { conditions: {}, sample_size: 1 })).sample_matches).toHaveLength(1);
     expect(error(await call(reader, "preview_rule", { conditions: {}, sample_size: 51 })).code).toBe(
       "INVALID_PARAMETER",
@@ -339,6 +347,13 @@ describe("find_matching_rules", () => {
       ],
     });
     expect(await ok(reader, "find_matching_rules", { transaction_id: txShortId })).toEqual(m);
+    // GET /api/v1/rules/find-matching's answer.
+    const rest = await s.rest.inject({
+      method: "GET",
+      url: "/api/v1/rules/find-matching?merchant=Blue%20Bottle%20Coffee",
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(m).toEqual(rest.json());
     expect(await ok(reader, "find_matching_rules", { merchant: "Nobody" })).toEqual({ matched_count: 0, rules: [] });
     const flagAll = await ok(admin, "create_transaction_rule", {
       name: "Flag all",

@@ -102,6 +102,12 @@ describe("MCP series tools", () => {
     expect(r).toMatchObject({ created: true, assigned: spotify, skipped: [] });
     expect(r.series).toMatchObject({ name: "Music", source: "manual", transaction_count: 8, expected_amount: 11.99 });
     expect(new Set(await seriesOf(s.orm.em.fork(), spotify))).toEqual(new Set([r.series.short_id]));
+    const restSeries = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/series/${r.series.id}`,
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(r.series).toEqual(restSeries.json());
     expect((await ok(reader, "detect_series")).proposals).toEqual([]);
   });
 
@@ -170,6 +176,12 @@ describe("MCP series tools", () => {
         iso_currency_code: "USD",
       },
     ]);
+    const restUpcoming = await s.rest.inject({
+      method: "GET",
+      url: "/api/v1/series/upcoming?days=10",
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(upcoming).toEqual(restUpcoming.json());
     expect(upcoming.totals).toEqual([
       { iso_currency_code: "USD", money_out: 11.99, money_in: 0, net: 11.99, count: 1 },
     ]);

@@ -15,7 +15,7 @@ export const categorizeTransaction = defineTool({
   description:
     "Sets a transaction's category by slug (list_categories shows them; 'uncategorized' clears it). " +
     "The choice is recorded as yours, so rules never override it. Returns the transaction after the change as " +
-    "PUT /api/v1/transactions/{id}/category does (category_slug, and category_source: who chose it). " +
+    "PATCH /api/v1/transactions/{id}/category does (category_slug, and category_source: who chose it). " +
     "Needs a full_access key.",
   readOnly: false,
   inputSchema: { id, category_slug: slug.describe("category slug, e.g. food_and_drink_groceries") },
