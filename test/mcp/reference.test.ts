@@ -53,7 +53,7 @@ describe("MCP reference tools", () => {
     expect(Object.keys(accounts.inputSchema.properties ?? {}).sort()).toEqual(["include_hidden", "user_id"]);
   });
 
-  it("list_accounts: REST accounts (UUID id, short_id), numeric balances, owners; filtered by user_id and include_hidden", async () => {
+  it("list_accounts: REST accounts, numeric balances, owners; filtered by user_id and include_hidden", async () => {
     const admin = withKey(s.adminKey);
     const ann = await newUser(s.orm.em.fork(), "Ann");
     const ben = await newUser(s.orm.em.fork(), "Ben");

@@ -159,7 +159,7 @@ describe("rule tools: listing", () => {
 });
 
 describe("list_transaction_rules", () => {
-  it("returns {rules, next_cursor, has_more, total}: 50 by default, each the REST rule (id UUID, short_id)", async () => {
+  it("returns {rules, next_cursor, has_more, total}: 50 by default, each the REST rule (UUID id)", async () => {
     const r = await ok(reader, "list_transaction_rules");
     expect(Object.keys(r)).toEqual(["rules", "next_cursor", "has_more", "total"]);
     expect(r.rules).toHaveLength(50);

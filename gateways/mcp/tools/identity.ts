@@ -8,8 +8,8 @@ export const whoami = defineTool({
   name: "whoami",
   title: "Who am I",
   description:
-    "The API key this session uses, exactly as GET /api/v1/keys/me shows it (id = UUID, short_id beside it): its name, scope " +
-    "(read_only or full_access) and owner.",
+    "The API key this session uses, exactly as GET /api/v1/keys/me shows it (id = UUID, short_id beside it): " +
+    "its name, scope (read_only or full_access) and owner.",
   readOnly: true,
   inputSchema: {},
   outputSchema: restShapeOf(ApiKeySchema).shape,

@@ -22,7 +22,7 @@ export const getSyncStatus = defineTool({
   outputSchema: { connections: z.array(listedShape) },
   async handler(core, opts) {
     const r = await core.connections.listConnections({}, opts);
-    return { connections: r.connections.map(listedConnection) as z.input<typeof listedShape>[] };
+    return { connections: r.connections.map(listedConnection) };
   },
 });
 
@@ -39,7 +39,7 @@ export const listConnections = defineTool({
   outputSchema: { connections: z.array(connectionShape) },
   async handler(core, opts) {
     const r = await core.connections.listConnections({}, opts);
-    return { connections: r.connections.map(connectionJson) as z.input<typeof connectionShape>[] };
+    return { connections: r.connections.map(connectionJson) };
   },
 });
 
@@ -55,7 +55,7 @@ export const triggerSync = defineTool({
   outputSchema: { status: z.literal("queued"), connection: connectionShape },
   async handler(core, opts, args) {
     const r = await core.connections.syncConnection({ id: args.id }, opts);
-    return { status: "queued" as const, connection: connectionJson(r.connection!) as z.input<typeof connectionShape> };
+    return { status: "queued" as const, connection: connectionJson(r.connection!) };
   },
 });
 

@@ -15,8 +15,9 @@ import { defineTool, type ToolDef } from "../tool.js";
 
 /** A transaction as REST shows it (GET /api/v1/transactions/{id}): what every transaction tool returns. */
 const transaction = restShapeOf(TransactionSchema);
-type FieldName = keyof typeof transaction.shape & string;
-const ALL_FIELDS = Object.keys(transaction.shape) as FieldName[];
+/** A field's REST name (the shape is built from the message descriptor, so its keys are known at run time). */
+type FieldName = string;
+const ALL_FIELDS: FieldName[] = Object.keys(transaction.shape);
 export const DEFAULT_FIELDS: FieldName[] = [
   "id",
   "short_id",
