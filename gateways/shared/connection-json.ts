@@ -30,3 +30,6 @@ export const listedShape = z.object(Object.fromEntries(LISTED.map((k) => [k, res
 
 /** A single connection (GET /connections/{id}, every write, MCP's list_connections): the listing and `paused`. */
 export const connectionJson = (c: Connection) => ({ ...listedConnection(c), paused: c.paused });
+
+/** connectionJson's shape. */
+export const connectionShape = listedShape.extend({ paused: z.boolean() });

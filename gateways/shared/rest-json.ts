@@ -185,23 +185,3 @@ export function restShapeOf(desc: DescMessage): z.ZodObject<Shape> {
   }
   return shape;
 }
-
-/**
- * A REST object as MCP shows it: the same fields and values (one presenter,
- * toRest), except that every record's `id` is its short id, as the interface
- * specification has it for the tools; `short_id` stays. docs/contract.md,
- * "Identifiers". Nested records (a page's items, a result's series) too.
- */
-export function asMcp<T extends Json>(json: T): T {
-  if (Array.isArray(json)) return json.map((v) => asMcp(v)) as T;
-  if (json === null || typeof json !== "object") return json;
-  const out: { [k: string]: Json } = {};
-  for (const [k, v] of Object.entries(json)) out[k] = asMcp(v);
-  if (typeof out.short_id === "string" && typeof out.id === "string") out.id = out.short_id;
-  return out as T;
-}
-
-/** toRest, then asMcp: a core message as an MCP tool returns it. */
-export function toMcp(desc: DescMessage, msg: Message): { [k: string]: Json } {
-  return asMcp(toRest(desc, msg));
-}

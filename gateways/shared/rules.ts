@@ -10,7 +10,7 @@ import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { z } from "zod";
 import { RuleSchema, type ListRulesRequestSchema, type Rule, type RuleCoverage } from "../../gen/coffer/v1/rules_pb.js";
 import { slug } from "./params.js";
-import { toRest } from "./rest-json.js";
+import { restShapeOf, toRest } from "./rest-json.js";
 
 /**
  * What both gateways say about rules: the list filters (GET /api/v1/rules's
@@ -85,17 +85,26 @@ export const valueOf = (json: unknown): Value | undefined =>
 
 type Json = ReturnType<typeof toRest>;
 
-/** A rule as REST shows it: `id` is the UUID, `short_id` beside it. */
+/** A rule as both gateways show it (REST and every MCP rule tool): `id` is the UUID, `short_id` beside it. */
 export const restRule = (r: Rule): Json => toRest(RuleSchema, r);
 
-/** A rule as agents see it (SPEC's rule fields): `id` is the short id. */
-export function mcpRule(r: Rule): Json {
-  const { id: _uuid, short_id, ...rest } = restRule(r);
-  return { id: short_id, ...rest };
-}
+/** Every field of a rule, in the order the JSON has them (what `fields` may name, besides `category`). */
+export const RULE_FIELDS = Object.keys(restShapeOf(RuleSchema).shape);
+
+/** A coverage match (find_matching_rules, GET /rules/find-matching); the rule is named by its short id. */
+export const coverageShape = z.object({
+  short_id: z.string().describe("rule short id"),
+  name: z.string(),
+  sets_category: z.string().optional().describe("category slug; left out when the rule sets none"),
+  trigger: z.string(),
+  priority: z.number().int(),
+  enabled: z.boolean(),
+  hit_count: z.number().int(),
+  match_all: z.boolean().describe("a conditionless rule: matches everything, not counted as coverage"),
+});
 
 /** A coverage match; sets_category is left out when the rule sets no category. */
-export function coverageJson(c: RuleCoverage): Record<string, unknown> {
+export function coverageJson(c: RuleCoverage): z.input<typeof coverageShape> {
   return {
     short_id: c.shortId,
     name: c.name,

@@ -42,6 +42,8 @@ const postMcp = (headers: Record<string, string>) =>
     body: JSON.stringify(initialize),
   });
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 describe("MCP gateway over Streamable HTTP", () => {
   it("lists whoami and list_users as read-only tools with output schemas", async () => {
     const client = await connect(s.readKey);
@@ -69,23 +71,30 @@ describe("MCP gateway over Streamable HTTP", () => {
       actor_type: "user",
       user_id: null,
     });
-    expect((r.structuredContent as { id: string }).id).toMatch(/^[0-9A-Za-z]{8}$/);
+    expect((r.structuredContent as { id: string }).id).toMatch(UUID);
+    // GET /api/v1/keys/me's object, field for field (last_used_at moves with every call).
+    const rest = await s.rest.inject({ method: "GET", url: "/api/v1/keys/me", headers: { "x-api-key": s.readKey } });
+    const lastUsed = (r.structuredContent as { last_used_at: string | null }).last_used_at;
+    expect(r.structuredContent).toEqual({ ...rest.json(), last_used_at: lastUsed });
+    expect(Object.keys(r.structuredContent!)).toEqual(Object.keys(rest.json()));
     const content = r.content as { type: string; text: string }[];
     expect(content).toHaveLength(1);
     expect(content[0].type).toBe("text");
     expect(JSON.parse(content[0].text)).toEqual(r.structuredContent);
   });
 
-  it("list_users returns the household with short ids", async () => {
+  it("list_users returns the household: GET /api/v1/users's objects (id UUID, short_id)", async () => {
     const u = (await s.core.users.createUser({ name: "Mia", email: "mia@example.com" }, withKey(s.adminKey))).user!;
     const client = await connect(s.readKey);
     const r = await client.callTool({ name: "list_users", arguments: {} });
     expect(r.isError).toBeFalsy();
     const out = r.structuredContent as { users: { id: string; name: string; email: string | null }[] };
-    // The REST user object with `id` the short id (docs/contract.md, "Identifiers").
+    // The REST user object: `id` the UUID, `short_id` beside it (docs/contract.md, "Identifiers").
     expect(out.users).toContainEqual(
-      expect.objectContaining({ id: u.shortId, short_id: u.shortId, name: "Mia", email: "mia@example.com" }),
+      expect.objectContaining({ id: u.id, short_id: u.shortId, name: "Mia", email: "mia@example.com" }),
     );
+    const rest = await s.rest.inject({ method: "GET", url: "/api/v1/users", headers: { "x-api-key": s.readKey } });
+    expect(out).toEqual(rest.json());
     expect(JSON.parse((r.content as { text: string }[])[0].text)).toEqual(out);
   });
 

@@ -38,6 +38,8 @@ async function call(name: string, args: Record<string, unknown> = {}) {
   return r.structuredContent as Record<string, any>;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 describe("MCP reference tools", () => {
   it("are listed as read-only tools with input and output schemas", async () => {
     const { tools } = await client.listTools();
@@ -51,7 +53,7 @@ describe("MCP reference tools", () => {
     expect(Object.keys(accounts.inputSchema.properties ?? {}).sort()).toEqual(["include_hidden", "user_id"]);
   });
 
-  it("list_accounts: short ids, numeric balances, owners; filtered by user_id and include_hidden", async () => {
+  it("list_accounts: REST accounts, numeric balances, owners; filtered by user_id and include_hidden", async () => {
     const admin = withKey(s.adminKey);
     const ann = await newUser(s.orm.em.fork(), "Ann");
     const ben = await newUser(s.orm.em.fork(), "Ben");
@@ -84,11 +86,15 @@ describe("MCP reference tools", () => {
     await s.core.accounts.updateAccount({ id: hidden.id, hidden: true }, admin);
 
     const all = await call("list_accounts");
-    // The REST account object, with `id` the short id (docs/contract.md, "Identifiers").
-    for (const a of all.accounts) expect(a.id).toBe(a.short_id);
+    // The REST account object: `id` the UUID, `short_id` beside it (docs/contract.md, "Identifiers").
+    const restAccounts = (
+      await s.rest.inject({ method: "GET", url: "/api/v1/accounts", headers: { "x-api-key": s.readKey } })
+    ).json().accounts;
+    expect(all.accounts).toEqual(restAccounts);
     expect(all.accounts).toMatchObject([
       {
-        id: checking.shortId,
+        id: checking.id,
+        short_id: checking.shortId,
         name: "Checking",
         type: "depository",
         subtype: "checking",
@@ -99,7 +105,8 @@ describe("MCP reference tools", () => {
         user_name: "Ann",
       },
       {
-        id: euro.shortId,
+        id: euro.id,
+        short_id: euro.shortId,
         name: "Euro",
         type: "depository",
         subtype: null,
@@ -111,7 +118,11 @@ describe("MCP reference tools", () => {
       },
     ]);
     expect((await call("list_accounts", { user_id: ben.shortId })).accounts.map((a: { id: string }) => a.id)).toEqual([
-      euro.shortId,
+      euro.id,
+    ]);
+    // The owner named by UUID works the same.
+    expect((await call("list_accounts", { user_id: ben.id })).accounts.map((a: { id: string }) => a.id)).toEqual([
+      euro.id,
     ]);
     expect(
       (await call("list_accounts", { user_id: ben.shortId, include_hidden: true })).accounts.map(
@@ -141,15 +152,13 @@ describe("MCP reference tools", () => {
     expect(food.children).toContainEqual(
       expect.objectContaining({ slug: "food_and_drink_coffee", display_name: "Coffee" }),
     );
-    expect(food.id).toBe(food.short_id);
-    // The same fields as REST; only `id` is the short id, nested children included.
+    expect(food.id).toMatch(UUID);
+    expect(food.short_id).toMatch(/^[0-9A-Za-z]{8}$/);
+    // Exactly REST's objects, nested children included.
     const restFood = rest.find((c) => c.slug === "food_and_drink")!;
     expect(Object.keys(food)).toEqual(Object.keys(restFood));
-    expect(food).toEqual({
-      ...restFood,
-      id: restFood.short_id,
-      children: restFood.children.map((k: Record<string, unknown>) => ({ ...k, id: k.short_id })),
-    });
+    expect(food).toEqual(restFood);
+    expect(categories).toEqual(rest);
     expect(categories.find((c: { slug: string }) => c.slug === "uncategorized")).toMatchObject({
       slug: "uncategorized",
       display_name: "Uncategorized",
@@ -162,7 +171,11 @@ describe("MCP reference tools", () => {
     await s.core.tags.createTag({ slug: "vacation", color: "#FF0000" }, admin);
     await s.core.tags.createTag({ displayName: "Reimbursable" }, admin);
     const { tags } = await call("list_tags");
-    for (const t of tags) expect(t.id).toBe(t.short_id);
+    const rest = (
+      await s.rest.inject({ method: "GET", url: "/api/v1/tags", headers: { "x-api-key": s.readKey } })
+    ).json();
+    expect({ tags }).toEqual(rest);
+    for (const t of tags) expect(t.id).toMatch(UUID);
     expect({ tags }).toMatchObject({
       tags: [
         // Comes with the built-in rule that tags new transactions (migration 0009).

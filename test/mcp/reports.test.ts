@@ -95,12 +95,12 @@ describe("report tools", () => {
       author: "Claude (weekly review)",
       transaction_ids: [t1],
     });
-    // The REST report object with `id` the short id (docs/contract.md, "Identifiers").
+    // The REST report object: `id` the UUID, `short_id` beside it (docs/contract.md, "Identifiers").
     const report = r.report as Record<string, unknown>;
-    expect(report.id).toBe(report.short_id);
     expect(r).toMatchObject({
       report: {
-        id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
+        id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+        short_id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
         title: "Netflix went up",
         priority: "warning",
         tags: ["subscriptions"],
@@ -138,6 +138,9 @@ describe("report tools", () => {
     const reports = compact.reports as Record<string, unknown>[];
     expect(reports.map((r) => r.title)).toEqual(["two", "one"]);
     expect(reports.every((r) => !("body" in r))).toBe(true);
+    // Each is the object GET /api/v1/reports lists.
+    const rest = await s.rest.inject({ method: "GET", url: "/api/v1/reports", headers: { "x-api-key": s.readKey } });
+    expect(compact.reports).toEqual(rest.json().reports);
 
     const full = await ok(reader, "list_reports", { include_body: true });
     expect((full.reports as { body: string }[]).map((r) => r.body)).toEqual(["second body", "first body"]);
@@ -153,7 +156,7 @@ describe("report tools", () => {
   it("get_report → the report with its body and deleted references; unknown id → NOT_FOUND", async () => {
     const [keep, drop] = await newTxShortIds(2);
     const made = (await ok(agent, "submit_report", { title: "t", body: "# Body", transaction_ids: [keep, drop] }))
-      .report as { id: string };
+      .report as { id: string; short_id: string };
     await s.core.transactions.deleteTransaction({ id: drop }, { headers: { "x-api-key": s.adminKey } });
     const got = (await ok(reader, "get_report", { id: made.id })).report as Record<string, unknown>;
     expect(got).toMatchObject({
@@ -164,6 +167,14 @@ describe("report tools", () => {
         { transaction_id: drop, deleted: true },
       ],
     });
+    // Exactly GET /api/v1/reports/{id}'s object; the short id names the same report.
+    const rest = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/reports/${made.id}`,
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(got).toEqual(rest.json());
+    expect((await ok(reader, "get_report", { id: made.short_id })).report).toEqual(got);
     expect(errorOf(await callTool(reader, "get_report", { id: "ZZZZZZZZ" })).code).toBe("NOT_FOUND");
   });
 

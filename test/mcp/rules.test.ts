@@ -35,8 +35,10 @@ function error(r: Result): { code: string; message: string } {
   return (JSON.parse(r.content[0].text) as { error: { code: string; message: string } }).error;
 }
 
+/** The SPEC's rule fields, and short_id after id: a rule is the REST rule on every surface. */
 const SPEC_FIELDS = [
   "id",
+  "short_id",
   "name",
   "conditions",
   "actions",
@@ -53,6 +55,7 @@ const SPEC_FIELDS = [
   "created_at",
   "updated_at",
 ];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SUMMARY = ["name", "enabled", "priority", "trigger", "category", "hit_count", "last_hit_at"];
 
 beforeAll(async () => {
@@ -156,14 +159,15 @@ describe("rule tools: listing", () => {
 });
 
 describe("list_transaction_rules", () => {
-  it("returns {rules, next_cursor, has_more, total}: 50 by default, every SPEC field, id = short id", async () => {
+  it("returns {rules, next_cursor, has_more, total}: 50 by default, each the REST rule (UUID id)", async () => {
     const r = await ok(reader, "list_transaction_rules");
     expect(Object.keys(r)).toEqual(["rules", "next_cursor", "has_more", "total"]);
     expect(r.rules).toHaveLength(50);
     expect(r).toMatchObject({ has_more: true, total: 55, next_cursor: expect.any(String) });
     expect(Object.keys(r.rules[0])).toEqual(SPEC_FIELDS);
     expect(r.rules[0]).toMatchObject({
-      id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
+      id: expect.stringMatching(UUID),
+      short_id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
       name: "Coffee shops",
       category_slug: "food_and_drink_coffee",
       category_display_name: "Coffee",
@@ -171,6 +175,9 @@ describe("list_transaction_rules", () => {
       created_by_type: "agent",
       created_by_name: "claude",
     });
+    // The same page as GET /api/v1/rules, rule for rule.
+    const restPage = await s.rest.inject({ method: "GET", url: "/api/v1/rules", headers: { "x-api-key": s.readKey } });
+    expect(r.rules).toEqual(restPage.json().rules);
     const rest = await ok(reader, "list_transaction_rules", { cursor: r.next_cursor });
     expect(rest).toMatchObject({ has_more: false, next_cursor: "", total: 55 });
     expect(rest.rules).toHaveLength(5);
@@ -209,11 +216,18 @@ describe("query_transaction_rules", () => {
       },
     ]);
     expect(Object.keys(r.rules[0])).toEqual(SUMMARY);
-    expect(Object.keys((await ok(reader, "query_transaction_rules", { limit: 1, fields: "all" })).rules[0])).toEqual(
-      SPEC_FIELDS,
-    );
-    expect((await ok(reader, "query_transaction_rules", { limit: 1, fields: "id, conditions" })).rules[0]).toEqual({
-      id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
+    const all = (await ok(reader, "query_transaction_rules", { limit: 1, fields: "all" })).rules[0];
+    expect(Object.keys(all)).toEqual(SPEC_FIELDS);
+    const restRule = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/rules/${all.short_id}`,
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(all).toEqual(restRule.json());
+    expect(
+      (await ok(reader, "query_transaction_rules", { limit: 1, fields: "short_id, conditions" })).rules[0],
+    ).toEqual({
+      short_id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
       conditions: { field: "provider_merchant_name", op: "contains", value: "coffee" },
     });
     expect(error(await call(reader, "query_transaction_rules", { fields: "id,colour" })).code).toBe(
@@ -292,6 +306,14 @@ describe("preview_rule", () => {
         expect.objectContaining({ date: "2026-04-01", amount: 50, category_primary_raw: "TRANSPORTATION" }),
       ],
     });
+    // POST /api/v1/rules/preview's answer.
+    const rest = await s.rest.inject({
+      method: "POST",
+      url: "/api/v1/rules/preview",
+      headers: { "x-api-key": s.readKey },
+      payload: { conditions: { field: "amount", op: "gt", value: 1 } },
+    });
+    expect(r).toEqual(rest.json());
     expect((await ok(reader, "preview_rule", { conditions: {}, sample_size: 1 })).sample_matches).toHaveLength(1);
     expect(error(await call(reader, "preview_rule", { conditions: {}, sample_size: 51 })).code).toBe(
       "INVALID_PARAMETER",
@@ -325,6 +347,13 @@ describe("find_matching_rules", () => {
       ],
     });
     expect(await ok(reader, "find_matching_rules", { transaction_id: txShortId })).toEqual(m);
+    // GET /api/v1/rules/find-matching's answer.
+    const rest = await s.rest.inject({
+      method: "GET",
+      url: "/api/v1/rules/find-matching?merchant=Blue%20Bottle%20Coffee",
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(m).toEqual(rest.json());
     expect(await ok(reader, "find_matching_rules", { merchant: "Nobody" })).toEqual({ matched_count: 0, rules: [] });
     const flagAll = await ok(admin, "create_transaction_rule", {
       name: "Flag all",
@@ -365,15 +394,27 @@ describe("rule write tools", () => {
       conditions: { field: "provider_merchant_name", op: "contains", value: "bottle" },
     });
     expect(updated.rule).toMatchObject({ id: created.rule.id, priority: 200, conditions: { value: "bottle" } });
+    // The rule the write tools return is GET /api/v1/rules/{id}'s, and the short id names it too.
+    expect(created.rule.id).toMatch(UUID);
+    const restRule = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/rules/${created.rule.short_id}`,
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(updated.rule).toEqual(restRule.json());
+    expect(
+      (await ok(agent, "update_transaction_rule", { id: created.rule.short_id, name: "Coffee is business" })).rule,
+    ).toEqual({ ...restRule.json(), updated_at: expect.any(String) });
     expect(
       await ok(agent, "apply_rule", { id: created.rule.id, start_date: "2026-04-01", end_date: "2026-05-01" }),
     ).toEqual({
       matched: 1,
       changed: 1,
     });
-    expect(await ok(agent, "delete_transaction_rule", { id: created.rule.id })).toEqual({
+    expect(await ok(agent, "delete_transaction_rule", { id: created.rule.short_id })).toEqual({
       deleted: true,
       id: created.rule.id,
+      short_id: created.rule.short_id,
     });
     expect(error(await call(agent, "delete_transaction_rule", { id: created.rule.id })).code).toBe("NOT_FOUND");
     expect(

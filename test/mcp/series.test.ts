@@ -69,7 +69,15 @@ describe("MCP series tools", () => {
   });
 
   it("detect_series is a dry run with reasons; assign_series creates a series by name", async () => {
-    const { proposals } = await ok(reader, "detect_series");
+    const detected = await ok(reader, "detect_series");
+    const { proposals } = detected;
+    // POST /api/v1/series/detect's answer, proposal for proposal (a dry run on both surfaces).
+    const restDetect = await s.rest.inject({
+      method: "POST",
+      url: "/api/v1/series/detect",
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(detected).toEqual(restDetect.json());
     expect(proposals).toEqual([
       expect.objectContaining({
         name: "Spotify",
@@ -93,26 +101,50 @@ describe("MCP series tools", () => {
     });
     expect(r).toMatchObject({ created: true, assigned: spotify, skipped: [] });
     expect(r.series).toMatchObject({ name: "Music", source: "manual", transaction_count: 8, expected_amount: 11.99 });
-    expect(new Set(await seriesOf(s.orm.em.fork(), spotify))).toEqual(new Set([r.series.id]));
+    expect(new Set(await seriesOf(s.orm.em.fork(), spotify))).toEqual(new Set([r.series.short_id]));
+    const restSeries = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/series/${r.series.id}`,
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(r.series).toEqual(restSeries.json());
     expect((await ok(reader, "detect_series")).proposals).toEqual([]);
   });
 
   it("list_series, get_series with recent transactions, update_series", async () => {
     const [music] = (await ok(reader, "list_series", { status: "active" })).series;
-    // The REST shape of a series, with `id` the short id (docs/contract.md, "Identifiers").
+    // The REST series: `id` the UUID, `short_id` beside it (docs/contract.md, "Identifiers").
     expect(music).toMatchObject({ name: "Music", status: "active", counterparty_name: null, counterparty_id: null });
-    expect(music.id).toBe(music.short_id);
-    expect(music.id).toMatch(/^[0-9A-Za-z]{8}$/);
-    const got = await ok(reader, "get_series", { id: music.id, recent: 3 });
+    expect(music.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(music.short_id).toMatch(/^[0-9A-Za-z]{8}$/);
+    const got = await ok(reader, "get_series", { id: music.short_id, recent: 3 });
     expect(got.series).toEqual(music);
-    expect(got.recent_transactions.map((t: { id: string }) => t.id)).toEqual([...spotify].reverse().slice(0, 3));
-    expect(got.recent_transactions[0]).toEqual({
-      id: spotify[spotify.length - 1],
+    expect(await ok(reader, "get_series", { id: music.id, recent: 3 })).toEqual(got);
+    const restSeries = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/series/${music.id}`,
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(got.series).toEqual(restSeries.json());
+    // The recent transactions are the REST transactions of the series, newest first.
+    expect(got.recent_transactions.map((t: { short_id: string }) => t.short_id)).toEqual(
+      [...spotify].reverse().slice(0, 3),
+    );
+    const restPage = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/transactions?series_id=${music.short_id}&limit=3`,
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(got.recent_transactions).toEqual(restPage.json().transactions);
+    expect(got.recent_transactions[0]).toMatchObject({
+      short_id: spotify[spotify.length - 1],
       date: monthDays(-1, -1, 9)[0],
       amount: 11.99,
       iso_currency_code: "USD",
       name: "Spotify",
-      account: "Checking",
+      account_name: "Checking",
+      series_id: music.short_id,
+      series_name: "Music",
     });
     const updated = await ok(admin, "update_series", {
       id: music.id,
@@ -121,6 +153,12 @@ describe("MCP series tools", () => {
       amount_tolerance: "0.50",
       next_expected_date: daysFromToday(4),
     });
+    const restUpdated = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/series/${music.short_id}`,
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(updated.series).toEqual(restUpdated.json());
     expect(updated.series).toMatchObject({
       type: "subscription",
       cadence: "monthly",
@@ -130,7 +168,7 @@ describe("MCP series tools", () => {
     const upcoming = await ok(reader, "upcoming_charges", { days: 10 });
     expect(upcoming.charges).toEqual([
       {
-        series_id: music.id,
+        series_id: music.short_id,
         series_name: "Music",
         type: "subscription",
         date: daysFromToday(4),
@@ -138,6 +176,12 @@ describe("MCP series tools", () => {
         iso_currency_code: "USD",
       },
     ]);
+    const restUpcoming = await s.rest.inject({
+      method: "GET",
+      url: "/api/v1/series/upcoming?days=10",
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(upcoming).toEqual(restUpcoming.json());
     expect(upcoming.totals).toEqual([
       { iso_currency_code: "USD", money_out: 11.99, money_in: 0, net: 11.99, count: 1 },
     ]);
@@ -155,9 +199,12 @@ describe("MCP series tools", () => {
 
   it("query_transactions filters by series and shows it", async () => {
     const [music] = (await ok(reader, "list_series")).series;
-    const r = await ok(reader, "query_transactions", { series_id: music.id, fields: "id,series,series_id" });
+    const r = await ok(reader, "query_transactions", {
+      series_id: music.id,
+      fields: "short_id,series_name,series_id",
+    });
     expect(r.transactions).toHaveLength(8);
-    expect(r.transactions[0]).toEqual({ id: spotify[7], series: "Music", series_id: music.id });
+    expect(r.transactions[0]).toEqual({ short_id: spotify[7], series_name: "Music", series_id: music.short_id });
     expect(await ok(reader, "query_transactions", { in_series: false, count_only: true })).toEqual({ count: 0 });
   });
 });

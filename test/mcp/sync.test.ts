@@ -75,12 +75,13 @@ const call = async (client: Client, name: string, args: Record<string, unknown> 
   (await client.callTool({ name, arguments: args })) as ToolResult;
 
 describe("sync tools", () => {
-  it("get_sync_status (read, no parameters) returns what GET /connections lists, ids as short ids", async () => {
+  it("get_sync_status (read, no parameters) returns exactly what GET /connections lists", async () => {
     const r = await call(reader, "get_sync_status");
     expect(r.isError).toBeFalsy();
     const rest = (await s.rest.inject({ method: "GET", url: "/api/v1/connections", headers: key(s.readKey) })).json();
     const tool = (r.structuredContent as { connections: Record<string, unknown>[] }).connections;
-    expect(tool).toEqual(rest.map((c: Record<string, unknown>) => ({ ...c, id: c.short_id })));
+    expect(tool).toEqual(rest);
+    expect(tool.map((c) => c.id).sort()).toEqual([healthy.id, broken.id].sort());
     expect(tool.find((c) => c.short_id === broken.short_id)).toMatchObject({
       provider: "plaid",
       status: "pending_reauth",
@@ -98,14 +99,22 @@ describe("sync tools", () => {
   it("list_connections adds whether each connection's schedule is paused", async () => {
     const r = await call(reader, "list_connections");
     const list = (r.structuredContent as { connections: { id: string; paused: boolean }[] }).connections;
-    expect(list.map((c) => c.id).sort()).toEqual([healthy.short_id, broken.short_id].sort());
+    expect(list.map((c) => c.id).sort()).toEqual([healthy.id, broken.id].sort());
     expect(list.every((c) => c.paused === false)).toBe(true);
+    // Each is GET /api/v1/connections/{id}'s object.
+    for (const c of list) {
+      const rest = await s.rest.inject({ method: "GET", url: `/api/v1/connections/${c.id}`, headers: key(s.readKey) });
+      expect(c).toEqual(rest.json());
+    }
   });
 
   it("trigger_sync queues a sync (full_access only) and it runs", async () => {
     const before = (await logsOf(healthy.id)).length;
     const r = await call(admin, "trigger_sync", { id: healthy.short_id });
-    expect(r.structuredContent).toMatchObject({ status: "queued", connection: { id: healthy.short_id } });
+    expect(r.structuredContent).toMatchObject({
+      status: "queued",
+      connection: { id: healthy.id, short_id: healthy.short_id },
+    });
     await waitFor(async () => (await logsOf(healthy.id)).length > before, "the triggered sync");
     const refused = await call(reader, "trigger_sync", { id: healthy.short_id });
     expect(refused.isError).toBe(true);

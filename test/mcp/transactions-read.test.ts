@@ -105,37 +105,44 @@ describe("MCP transaction read tools", () => {
     );
   });
 
-  it("query_transactions: compact rows by default, id = short id, amounts as numbers", async () => {
+  it("query_transactions: compact rows by default, REST fields by REST names, amounts as numbers", async () => {
     const out = await call("query_transactions", {});
     expect(out.has_more).toBe(false);
     expect(out.next_cursor).toBe("");
     expect(out.transactions).toHaveLength(4);
     expect(out.transactions[3]).toEqual({
-      id: shortIds[0],
+      id: ids[0],
+      short_id: shortIds[0],
       date: "2026-01-01",
       amount: 4.1,
       iso_currency_code: "USD",
       name: "Starbucks",
-      category: "food_and_drink_coffee",
-      account: "Checking",
+      category_slug: "food_and_drink_coffee",
+      account_name: "Checking",
       tags: ["trip"],
       pending: false,
     });
   });
 
   it("query_transactions: fields picks what to show; all shows everything; unknown → INVALID_PARAMETER", async () => {
-    const picked = await call("query_transactions", { fields: "id, amount", limit: 1 });
-    expect(picked.transactions).toEqual([{ id: expect.any(String), amount: 2.35 }]);
+    const picked = await call("query_transactions", { fields: "short_id, amount", limit: 1 });
+    expect(picked.transactions).toEqual([{ short_id: expect.stringMatching(/^[0-9A-Za-z]{8}$/), amount: 2.35 }]);
     const all = await call("query_transactions", { fields: "all", search: "espresso" });
     expect(all.transactions[0]).toMatchObject({
-      id: shortIds[1],
-      uuid: ids[1],
+      id: ids[1],
+      short_id: shortIds[1],
       account_id: account.shortId,
       category_source: "agent",
       provider_name: "Espresso Bar",
       metadata: {},
     });
-    expect(Object.keys(all.transactions[0])).toHaveLength(30);
+    // "all" is the REST page, transaction for transaction.
+    const rest = await s.rest.inject({
+      method: "GET",
+      url: "/api/v1/transactions?search=espresso",
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(all.transactions).toEqual(rest.json().transactions);
     const e = await callError("query_transactions", { fields: "id,colour" });
     expect(e.code).toBe("INVALID_PARAMETER");
     expect(e.message).toMatch(/fields/);
@@ -167,6 +174,7 @@ describe("MCP transaction read tools", () => {
     let pages = 0;
     do {
       const page = await call("query_transactions", { limit: 3, fields: "id", ...(cursor ? { cursor } : {}) });
+      expect(page.transactions.every((t: object) => Object.keys(t).join() === "id")).toBe(true);
       seen.push(...page.transactions.map((t: { id: string }) => t.id));
       cursor = page.next_cursor;
       pages++;
@@ -187,17 +195,23 @@ describe("MCP transaction read tools", () => {
     expect((await callError("query_transactions", { account_id: "ZZZZZZZZ" })).code).toBe("NOT_FOUND");
   });
 
-  it("get_transaction: every field, by short id or UUID; unknown → NOT_FOUND", async () => {
+  it("get_transaction: GET /transactions/{id}'s object, by short id or UUID; unknown → NOT_FOUND", async () => {
     const t = await call("get_transaction", { id: shortIds[0] });
     expect(t).toMatchObject({
-      id: shortIds[0],
-      uuid: ids[0],
+      id: ids[0],
+      short_id: shortIds[0],
       amount: 4.1,
       name: "Starbucks",
       provider_merchant_name: "Starbucks",
       tags: ["trip"],
-      category_parent: "food_and_drink",
+      category_parent_slug: "food_and_drink",
     });
+    const rest = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/transactions/${shortIds[0]}`,
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(t).toEqual(rest.json());
     expect(await call("get_transaction", { id: ids[0] })).toEqual(t);
     expect((await callError("get_transaction", { id: "ZZZZZZZZ" })).code).toBe("NOT_FOUND");
     expect((await callError("get_transaction", { id: "bad id" })).code).toBe("NOT_FOUND");
@@ -215,6 +229,12 @@ describe("MCP transaction read tools", () => {
       { iso_currency_code: "EUR", money_out: 2.35, money_in: 0, net: 2.35, count: 1 },
       { iso_currency_code: "USD", money_out: 7.3, money_in: 2000, net: -1992.7, count: 3 },
     ]);
+    const rest = await s.rest.inject({
+      method: "GET",
+      url: "/api/v1/transactions/summary",
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(out).toEqual(rest.json());
     const byMonth = await call("transaction_summary", { group_by: "month", tags: ["trip"] });
     expect(byMonth.groups.map((g: { key: string }) => g.key)).toEqual(["2026-01"]);
     expect((await callError("transaction_summary", { group_by: "year" })).code).toBe("INVALID_PARAMETER");

@@ -63,6 +63,12 @@ const annotations = async (id: string) =>
     [id],
   );
 
+/** GET /api/v1/transactions/{id} through the REST gateway. */
+const restTransaction = async (id: string) =>
+  (
+    await s.rest.inject({ method: "GET", url: `/api/v1/transactions/${id}`, headers: { "x-api-key": s.readKey } })
+  ).json();
+
 describe("transaction write tools", () => {
   it("are listed as not read-only, with their input schemas", async () => {
     const { tools } = await admin.listTools();
@@ -73,15 +79,17 @@ describe("transaction write tools", () => {
     }
   });
 
-  it("categorize_transaction → {id (short), category_slug, category_source}, recorded as agent's choice", async () => {
+  it("categorize_transaction → {transaction: the REST transaction}, recorded as agent's choice", async () => {
     const t = await newTx();
     const r = await callTool(agent, "categorize_transaction", {
       id: t.shortId,
       category_slug: "food_and_drink_coffee",
     });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toEqual({
-      id: t.shortId,
+    expect(r.structuredContent).toEqual({ transaction: await restTransaction(t.id) });
+    expect((r.structuredContent as { transaction: object }).transaction).toMatchObject({
+      id: t.id,
+      short_id: t.shortId,
       category_slug: "food_and_drink_coffee",
       category_source: "agent",
     });
@@ -101,12 +109,17 @@ describe("transaction write tools", () => {
     );
   });
 
-  it("tag_transaction adds then removes in one change → {id, tags}", async () => {
+  it("tag_transaction adds then removes in one change → {transaction: the REST transaction}", async () => {
     const t = await newTx();
     const first = await callTool(agent, "tag_transaction", { id: t.id, add: ["groceries_run", "shared"] });
-    expect(first.structuredContent).toEqual({ id: t.shortId, tags: ["groceries_run", "shared"] });
+    expect(first.structuredContent).toMatchObject({
+      transaction: { id: t.id, short_id: t.shortId, tags: ["groceries_run", "shared"] },
+    });
     const second = await callTool(agent, "tag_transaction", { id: t.shortId, add: ["weekly"], remove: ["shared"] });
-    expect(second.structuredContent).toEqual({ id: t.shortId, tags: ["groceries_run", "weekly"] });
+    expect(second.structuredContent).toMatchObject({
+      transaction: { id: t.id, short_id: t.shortId, tags: ["groceries_run", "weekly"] },
+    });
+    expect(second.structuredContent).toEqual({ transaction: await restTransaction(t.shortId) });
     expect((await annotations(t.id)).map((a) => a.action)).toEqual([
       "tag_added",
       "tag_added",
@@ -128,7 +141,7 @@ describe("transaction write tools", () => {
     );
   });
 
-  it("add_comment → {comment: {id (short), body, author_name, created_at}}", async () => {
+  it("add_comment → {comment: the REST comment}", async () => {
     const t = await newTx();
     const r = await callTool(agent, "add_comment", {
       id: t.shortId,
@@ -136,12 +149,23 @@ describe("transaction write tools", () => {
     });
     expect(r.structuredContent).toEqual({
       comment: {
-        id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
+        id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+        short_id: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
+        transaction_id: t.shortId,
         body: "Looks like a duplicate of last week's charge",
+        author_type: "agent",
         author_name: "claude",
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+        updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
       },
     });
+    // The comment as GET /api/v1/transactions/{id}/comments lists it.
+    const listed = await s.rest.inject({
+      method: "GET",
+      url: `/api/v1/transactions/${t.id}/comments`,
+      headers: { "x-api-key": s.readKey },
+    });
+    expect(listed.json().comments).toEqual([(r.structuredContent as { comment: object }).comment]);
     expect(await annotations(t.id)).toEqual([{ action: "comment_added", actor_type: "agent", actor_name: "claude" }]);
     expect(errorCode(await callTool(agent, "add_comment", { id: t.id, body: "   " }))).toBe("VALIDATION_ERROR");
     expect(errorCode(await callTool(agent, "add_comment", { id: t.id, body: "x".repeat(10_001) }))).toBe(

@@ -2,12 +2,12 @@ import { REPORT_PRIORITIES } from "../../../common/enums.js";
 import type { Report } from "../../../gen/coffer/v1/reports_pb.js";
 import { z } from "zod";
 import { reportFilterShape } from "../../shared/report-filter.js";
-import { listedReport, reportMcp } from "../../shared/report-json.js";
+import { listedReport, reportJson } from "../../shared/report-json.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
-/** A report as REST shows it, with `id` the short id; the body only when it was asked for. */
+/** A report as REST shows it (the same presenter); the body only when it was asked for. */
 const report = listedReport;
-const present = (r: Report, withBody: boolean) => reportMcp(r, withBody) as z.input<typeof report>;
+const present = (r: Report, withBody: boolean) => reportJson(r, withBody) as z.input<typeof report>;
 
 export const submitReport = defineTool({
   name: "submit_report",
@@ -19,7 +19,8 @@ export const submitReport = defineTool({
     "title: 1-200 characters, one line. body: Markdown, 1-50,000 characters. priority: info (default), " +
     "warning (worth a look soon) or critical (needs action). tags: up to 10 slugs of your choosing. " +
     "transaction_ids: up to 100 transactions the report is about (short ids or UUIDs). " +
-    "The report is signed with this key's name. Needs a full_access key.",
+    "The report is signed with this key's name. Returns the report as GET /api/v1/reports lists it (id = UUID, " +
+    "short_id beside it). Needs a full_access key.",
   readOnly: false,
   // The core judges lengths, slugs and ids (VALIDATION_ERROR naming the field).
   inputSchema: {
@@ -72,8 +73,8 @@ export const getReport = defineTool({
   name: "get_report",
   title: "Get a report",
   description:
-    "One report in full: its Markdown body, and the transactions it refers to " +
-    "(deleted: true for one deleted since).",
+    "One report in full, as GET /api/v1/reports/{id} shows it: its Markdown body, and the transactions it refers " +
+    "to (deleted: true for one deleted since).",
   readOnly: true,
   inputSchema: { id: z.string().min(1).describe("report id: the short id (8 characters) or the UUID") },
   outputSchema: { report },

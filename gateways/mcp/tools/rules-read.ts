@@ -1,12 +1,14 @@
 import { z } from "zod";
-import { PreviewRuleResponseSchema } from "../../../gen/coffer/v1/rules_pb.js";
-import { toRest } from "../../shared/rest-json.js";
+import { PreviewRuleResponseSchema, RuleSchema } from "../../../gen/coffer/v1/rules_pb.js";
+import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import {
   coverageJson,
+  coverageShape,
   fieldsParam,
   listRulesRequest,
-  mcpRule,
   projectRule,
+  restRule,
+  RULE_FIELDS,
   ruleListShape,
   ruleQueryShape,
   valueOf,
@@ -14,34 +16,21 @@ import {
 import { defineTool, type ToolDef } from "../tool.js";
 import { describeGrammar } from "../../../common/rule-grammar.js";
 
-/** A rule as agents see it; `id` is the short id (what every rule tool takes). */
-export const ruleShape = {
-  id: z.string().describe("short id"),
-  name: z.string(),
-  conditions: z.record(z.string(), z.unknown()).describe("condition tree; {} matches every transaction"),
-  actions: z.array(z.record(z.string(), z.unknown())),
-  trigger: z.string().describe("on_create, on_change or always"),
-  category_slug: z.string().describe("the category its set_category action sets; empty when none"),
-  category_display_name: z.string(),
-  priority: z.number().int().describe("pipeline order: lower runs first"),
-  enabled: z.boolean(),
-  hit_count: z.number().int().describe("transactions matched at sync time (and by apply_rule)"),
-  last_hit_at: z.string().nullable(),
-  created_by_type: z.string().describe("user, agent or system"),
-  created_by_id: z.string().describe("short id of the creating key; empty for the built-in rule"),
-  created_by_name: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-};
-
-const RULE_FIELDS = Object.keys(ruleShape);
-
-/*
- * Rules are rendered from the core's message (mcpRule), so their type is
- * known only at run time: declared loosely for the handlers, checked by the
- * server against the full shape before a result is sent.
+/**
+ * A rule as every rule tool returns it: the REST rule (GET /api/v1/rules/{id}), the same presenter, so `id`
+ * is the UUID and `short_id` the short id (the rule tools take either).
  */
-export const fullRule: z.ZodType<Record<string, unknown>> = z.object(ruleShape);
+export const rule = restShapeOf(RuleSchema);
+
+/** What the rule tools' descriptions say about the rule objects they return. */
+export const RULE_TEXT =
+  "Each rule is its REST object (GET /api/v1/rules/{id}): id (UUID) and short_id (either is accepted as a rule " +
+  "id), name, conditions ({} matches every transaction), actions, trigger (on_create, on_change or always), " +
+  "category_slug and category_display_name (the category its set_category action sets; empty when none), " +
+  "priority (pipeline order: lower runs first), enabled, hit_count (transactions matched at sync time and by " +
+  "apply_rule), last_hit_at, created_by_type (user, agent or system), created_by_id (short id of the creating " +
+  "key; empty for the built-in rule), created_by_name, created_at, updated_at.";
+
 /** The summary projection query_transaction_rules returns unless asked for other fields. */
 export const SUMMARY_FIELDS = ["name", "enabled", "priority", "trigger", "category", "hit_count", "last_hit_at"];
 
@@ -57,19 +46,19 @@ export const listTransactionRules = defineTool({
   description:
     "Lists the transaction rules (categorize, tag or annotate transactions during sync), in pipeline order " +
     "(priority, lower first). Call it before creating a rule, to avoid duplicates. Filter by the category a rule " +
-    "sets, enabled or not, and name search; page with next_cursor until has_more is false.",
+    "sets, enabled or not, and name search; page with next_cursor until has_more is false. " +
+    RULE_TEXT,
   readOnly: true,
   inputSchema: ruleListShape,
-  outputSchema: { rules: z.array(fullRule), ...page },
+  outputSchema: { rules: z.array(rule), ...page },
   async handler(core, opts, args) {
     const r = await core.rules.listRules(listRulesRequest(args), opts);
-    return { rules: r.rules.map(mcpRule), next_cursor: r.nextCursor, has_more: r.hasMore, total: Number(r.total) };
+    return { rules: r.rules.map(restRule), next_cursor: r.nextCursor, has_more: r.hasMore, total: Number(r.total) };
   },
 });
 
-const projectedRule: z.ZodType<Record<string, unknown>> = z
-  .object({ ...ruleShape, category: z.string().nullable() })
-  .partial();
+/** A rule projected to the fields asked for: the REST rule's fields, and `category` (category_slug by another name). */
+const projectedRule = rule.partial().extend({ category: z.string().nullable().optional() });
 
 export const queryTransactionRules = defineTool({
   name: "query_transaction_rules",
@@ -85,7 +74,7 @@ export const queryTransactionRules = defineTool({
   async handler(core, opts, args) {
     const r = await core.rules.listRules(listRulesRequest(args), opts);
     return {
-      rules: r.rules.map((rule) => projectRule(mcpRule(rule), args.fields, SUMMARY_FIELDS)),
+      rules: r.rules.map((rule) => projectRule(restRule(rule), args.fields, SUMMARY_FIELDS)),
       next_cursor: r.nextCursor,
       has_more: r.hasMore,
       total: Number(r.total),
@@ -96,22 +85,6 @@ export const queryTransactionRules = defineTool({
 /** A condition tree, described to the agent from the one grammar table. */
 export const conditionsArg = z.record(z.string(), z.unknown()).describe(describeGrammar());
 
-/** The preview as REST renders it (toRest): declared loosely for the handler, checked by the server. */
-const previewShape: z.ZodRawShape = {
-  match_count: z.number().int().describe("all matching transactions"),
-  total_scanned: z.number().int().describe("every stored (not deleted) transaction"),
-  sample_matches: z.array(
-    z.object({
-      transaction_id: z.string().describe("short id"),
-      date: z.string(),
-      amount: z.number().describe("positive = money out"),
-      name: z.string(),
-      category_primary_raw: z.string().describe("the provider's category; empty when none"),
-      current_category_slug: z.string(),
-    }),
-  ),
-};
-
 export const previewRule = defineTool({
   name: "preview_rule",
   title: "Preview a rule's conditions",
@@ -119,13 +92,15 @@ export const previewRule = defineTool({
     "Dry run of a condition tree against the stored transactions: how many match (match_count, out of " +
     "total_scanned) and the newest few. Writes nothing and changes no hit count. Each transaction is judged on " +
     "its stored values alone: tags or categories that earlier rules would add during a sync are not visible. " +
-    "Call it before saving a rule.",
+    "Call it before saving a rule. The answer is POST /api/v1/rules/preview's: sample_matches are " +
+    "{transaction_id (short id), date, amount (positive = money out), name, category_primary_raw (the provider's " +
+    "category; empty when none), current_category_slug}.",
   readOnly: true,
   inputSchema: {
     conditions: conditionsArg,
     sample_size: z.number().int().min(1).max(50).optional().describe("matches to show, 1-50, default 10"),
   },
-  outputSchema: previewShape,
+  outputSchema: restShapeOf(PreviewRuleResponseSchema).shape,
   async handler(core, opts, args) {
     const r = await core.rules.previewRule(
       { conditions: valueOf(args.conditions), sampleSize: args.sample_size ?? 0 },
@@ -133,17 +108,6 @@ export const previewRule = defineTool({
     );
     return toRest(PreviewRuleResponseSchema, r);
   },
-});
-
-const coverageRow: z.ZodType<Record<string, unknown>> = z.object({
-  short_id: z.string(),
-  name: z.string(),
-  sets_category: z.string().optional().describe("category slug; left out when the rule sets none"),
-  trigger: z.string(),
-  priority: z.number().int(),
-  enabled: z.boolean(),
-  hit_count: z.number().int(),
-  match_all: z.boolean().describe("a conditionless rule: matches everything, not counted as coverage"),
 });
 
 export const findMatchingRules = defineTool({
@@ -161,7 +125,7 @@ export const findMatchingRules = defineTool({
   },
   outputSchema: {
     matched_count: z.number().int(),
-    rules: z.array(coverageRow),
+    rules: z.array(coverageShape),
   },
   async handler(core, opts, args) {
     const r = await core.rules.findMatchingRules({ transactionId: args.transaction_id, merchant: args.merchant }, opts);

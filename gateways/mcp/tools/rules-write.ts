@@ -1,11 +1,11 @@
 import { TRIGGER_INPUTS } from "../../shared/rules.js";
 import { z } from "zod";
 import { date } from "../../shared/params.js";
-import { mcpRule, valueOf } from "../../shared/rules.js";
+import { restRule, valueOf } from "../../shared/rules.js";
 import { defineTool, type ToolDef } from "../tool.js";
-import { conditionsArg, fullRule } from "./rules-read.js";
+import { conditionsArg, rule, RULE_TEXT } from "./rules-read.js";
 
-const id = z.string().min(1).describe("rule short id (8 characters) or UUID");
+const id = z.string().min(1).describe("rule id: the UUID or the short id (8 characters)");
 
 const actions = z
   .array(z.record(z.string(), z.unknown()))
@@ -31,7 +31,8 @@ export const createTransactionRule = defineTool({
     "Creates a rule that runs during sync on new and/or changed transactions. First call list_transaction_rules " +
     "(or find_matching_rules with the merchant) so you do not create a duplicate, and call preview_rule with " +
     "the conditions before saving to check what they match. A category a person or an agent chose is never " +
-    "overwritten by a rule. Needs a full_access key.",
+    "overwritten by a rule. Returns the new rule as POST /api/v1/rules does. Needs a full_access key. " +
+    RULE_TEXT,
   readOnly: false,
   inputSchema: {
     name: z.string().min(1).max(200),
@@ -41,7 +42,7 @@ export const createTransactionRule = defineTool({
     priority: priority.optional(),
     enabled: z.boolean().optional().describe("default true"),
   },
-  outputSchema: { rule: fullRule },
+  outputSchema: { rule },
   async handler(core, opts, args) {
     const r = await core.rules.createRule(
       {
@@ -54,7 +55,7 @@ export const createTransactionRule = defineTool({
       },
       opts,
     );
-    return { rule: mcpRule(r.rule!) };
+    return { rule: restRule(r.rule!) };
   },
 });
 
@@ -63,7 +64,8 @@ export const updateTransactionRule = defineTool({
   title: "Update a transaction rule",
   description:
     "Changes the fields given (name, conditions, actions, trigger, priority, enabled); the others stay. Call " +
-    "preview_rule with new conditions before saving them. Needs a full_access key.",
+    "preview_rule with new conditions before saving them. Returns the rule as PATCH /api/v1/rules/{id} does. " +
+    "Needs a full_access key.",
   readOnly: false,
   inputSchema: {
     id,
@@ -74,7 +76,7 @@ export const updateTransactionRule = defineTool({
     priority: priority.optional(),
     enabled: z.boolean().optional(),
   },
-  outputSchema: { rule: fullRule },
+  outputSchema: { rule },
   async handler(core, opts, args) {
     const r = await core.rules.updateRule(
       {
@@ -88,7 +90,7 @@ export const updateTransactionRule = defineTool({
       },
       opts,
     );
-    return { rule: mcpRule(r.rule!) };
+    return { rule: restRule(r.rule!) };
   },
 });
 
@@ -97,13 +99,16 @@ export const deleteTransactionRule = defineTool({
   title: "Delete a transaction rule",
   description:
     "Deletes a rule. What it already changed on transactions stays. To stop it for a while instead, " +
-    "update_transaction_rule with enabled false. Needs a full_access key.",
+    "update_transaction_rule with enabled false. Answers the deleted rule's id (UUID) and short_id, whichever " +
+    "form was given. Needs a full_access key.",
   readOnly: false,
   inputSchema: { id },
-  outputSchema: { deleted: z.literal(true), id: z.string() },
+  outputSchema: { deleted: z.literal(true), id: z.string(), short_id: z.string() },
   async handler(core, opts, args) {
-    await core.rules.deleteRule({ id: args.id }, opts);
-    return { deleted: true as const, id: args.id };
+    // Read first so the answer names the rule in both forms, whichever the caller gave.
+    const { id, shortId } = (await core.rules.getRule({ id: args.id }, opts)).rule!;
+    await core.rules.deleteRule({ id }, opts);
+    return { deleted: true as const, id, short_id: shortId };
   },
 });
 

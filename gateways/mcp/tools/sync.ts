@@ -1,46 +1,28 @@
 import { z } from "zod";
-import { CONNECTION_STATUSES } from "../../../common/enums.js";
-import { connectionJson, listedConnection } from "../../shared/connection-json.js";
-import { asMcp } from "../../shared/rest-json.js";
+import { connectionJson, connectionShape, listedConnection, listedShape } from "../../shared/connection-json.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
-const status = z.enum(CONNECTION_STATUSES);
-
-/**
- * A connection as GET /api/v1/connections lists it (the same presenter), with `id` the short id
- * (asMcp). The fields are described here for agents; the server checks every result against them.
- */
-const connection = z.object({
-  id: z.string().describe("short id of the connection"),
-  short_id: z.string(),
-  institution_name: z.string(),
-  institution_id: z.string().describe("the provider's institution id; a CSV import's account name as its import key"),
-  provider: z.string().describe("plaid, teller, simplefin or csv"),
-  status: status.describe(
-    "active (syncing normally), error (the last sync failed; see error_code/error_message), " +
-      "pending_reauth (the bank needs the person to log in again), disconnected",
-  ),
-  last_synced_at: z.string().nullable().describe("when the last successful sync ended"),
-  error_code: z.string().nullable(),
-  error_message: z.string().nullable(),
-  user_id: z.string().describe("short id of the owner"),
-  user_name: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+/** What every connection tool says about the objects it returns (the REST presenter's, unchanged). */
+const FIELDS =
+  "Each connection is its REST object: id (UUID) and short_id (either is accepted wherever a connection id is " +
+  "taken), institution_name, institution_id, provider (plaid, teller, simplefin or csv), status (active: " +
+  "syncing normally; error: the last sync failed, see error_code and error_message; pending_reauth: the bank " +
+  "needs the person to log in again; disconnected), last_synced_at (when the last successful sync ended), " +
+  "user_id (the owner's short id), user_name, created_at, updated_at.";
 
 export const getSyncStatus = defineTool({
   name: "get_sync_status",
   title: "Sync status",
   description:
-    "Every bank connection with its provider, sync state, last successful sync time and error details " +
-    "(the same list as GET /api/v1/connections). Use it to tell whether the data is fresh.",
+    "Every bank connection with its provider, sync state, last successful sync time and error details: the " +
+    "same array as GET /api/v1/connections, in `connections`. Use it to tell whether the data is fresh. " +
+    FIELDS,
   readOnly: true,
   inputSchema: {},
-  outputSchema: { connections: z.array(connection) },
+  outputSchema: { connections: z.array(listedShape) },
   async handler(core, opts) {
     const r = await core.connections.listConnections({}, opts);
-    return { connections: r.connections.map((c) => asMcp(listedConnection(c)) as z.input<typeof connection>) };
+    return { connections: r.connections.map(listedConnection) };
   },
 });
 
@@ -48,18 +30,16 @@ export const listConnections = defineTool({
   name: "list_connections",
   title: "List connections",
   description:
-    "The household's bank connections (one login at Plaid, Teller, SimpleFIN, or a CSV account), each with " +
-    "its owner, state, and whether its scheduled syncs are paused. Their ids are what trigger_sync takes.",
+    "The household's bank connections (one login at Plaid, Teller, SimpleFIN, or a CSV account), each as GET " +
+    "/api/v1/connections/{id} shows it: with its owner, state, and whether its scheduled syncs are paused. " +
+    "trigger_sync takes their id or short_id. " +
+    FIELDS,
   readOnly: true,
   inputSchema: {},
-  outputSchema: { connections: z.array(connection.extend({ paused: z.boolean() })) },
+  outputSchema: { connections: z.array(connectionShape) },
   async handler(core, opts) {
     const r = await core.connections.listConnections({}, opts);
-    return {
-      connections: r.connections.map(
-        (c) => asMcp(connectionJson(c)) as z.input<typeof connection> & { paused: boolean },
-      ),
-    };
+    return { connections: r.connections.map(connectionJson) };
   },
 });
 
@@ -68,16 +48,14 @@ export const triggerSync = defineTool({
   title: "Sync a connection now",
   description:
     "Queues a sync of one connection (it runs even when the connection is paused); the result shows up in " +
-    "get_sync_status once it ends. Needs a full_access key.",
+    "get_sync_status once it ends. Returns the connection as POST /api/v1/connections/{id}/sync does. " +
+    "Needs a full_access key.",
   readOnly: false,
-  inputSchema: { id: z.string().min(1).describe("connection id: the short id or the UUID (see list_connections)") },
-  outputSchema: { status: z.literal("queued"), connection: connection },
+  inputSchema: { id: z.string().min(1).describe("connection id: the UUID or the short id (see list_connections)") },
+  outputSchema: { status: z.literal("queued"), connection: connectionShape },
   async handler(core, opts, args) {
     const r = await core.connections.syncConnection({ id: args.id }, opts);
-    return {
-      status: "queued" as const,
-      connection: asMcp(listedConnection(r.connection!)) as z.input<typeof connection>,
-    };
+    return { status: "queued" as const, connection: connectionJson(r.connection!) };
   },
 });
 

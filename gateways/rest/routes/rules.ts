@@ -4,6 +4,7 @@ import { date, ref } from "../../shared/params.js";
 import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import {
   coverageJson,
+  coverageShape,
   fieldsParam,
   listRulesRequest,
   projectRule,
@@ -129,18 +130,7 @@ export const ruleRoutes: RestRoute[] = [
     url: "/api/v1/rules/find-matching",
     response: z.object({
       matched_count: z.number().int(),
-      rules: z.array(
-        z.object({
-          short_id: z.string(),
-          name: z.string(),
-          sets_category: z.string().optional(),
-          trigger: z.string(),
-          priority: z.number().int(),
-          enabled: z.boolean(),
-          hit_count: z.number().int(),
-          match_all: z.boolean(),
-        }),
-      ),
+      rules: z.array(coverageShape),
     }),
     query: { transaction_id: ref.optional(), merchant: z.string().max(500).optional() },
     async handler({ core, opts, query }) {

@@ -9,13 +9,11 @@ import {
   type LinkSession,
 } from "../../../gen/coffer/v1/sync_pb.js";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { connectionJson, listedConnection, listedShape } from "../../shared/connection-json.js";
+import { connectionJson, connectionShape, listedConnection, listedShape } from "../../shared/connection-json.js";
 import { ref } from "../../shared/params.js";
 import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRawRoute, defineRoute, NO_CONTENT, type RestRoute } from "../route.js";
 
-/** A single connection (GET /connections/{id} and every write): the listing's fields and `paused`. */
-const connectionShape = listedShape.extend({ paused: z.boolean() });
 const linkSessionShape = z.object({ link_token: z.string(), expiration: z.iso.datetime() });
 const pageOf = (key: string, item: z.ZodType) =>
   z.object({ [key]: z.array(item), next_cursor: z.string(), has_more: z.boolean() });

@@ -4556,10 +4556,13 @@ export interface operations {
                         rules: {
                             enabled: boolean;
                             hit_count: number;
+                            /** @description a conditionless rule: matches everything, not counted as coverage */
                             match_all: boolean;
                             name: string;
                             priority: number;
+                            /** @description category slug; left out when the rule sets none */
                             sets_category?: string;
+                            /** @description rule short id */
                             short_id: string;
                             trigger: string;
                         }[];
