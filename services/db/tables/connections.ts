@@ -246,7 +246,9 @@ export async function updateConnectionCursor(em: Em, id: string, cursor: string 
  * The live CSV connections still holding a file in their sealed credentials
  * (stored before csv_imports), locked for update; others moving them skip them.
  */
-export async function lockSealedCsvConnections(em: Em): Promise<{ id: string; shortId: string; credentials: Buffer; cursor: string | null; status: ConnectionStatus }[]> {
+export async function lockSealedCsvConnections(
+  em: Em,
+): Promise<{ id: string; shortId: string; credentials: Buffer; cursor: string | null; status: ConnectionStatus }[]> {
   return query(
     em,
     `select id, short_id as "shortId", credentials, cursor, status from connections

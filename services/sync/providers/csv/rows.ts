@@ -186,13 +186,14 @@ function records(text: string, delimiter: Delimiter, errors: CsvRowError[], limi
 
 /** Characters handed to the parser at a time: each is parsed in well under a millisecond. */
 const STREAM_CHUNK_CHARS = 64 * 1024;
-/** Records read between two turns of the event loop. */
-const RECORDS_PER_TURN = 1000;
+/** The longest the reader holds the event loop before it gives it a turn. */
+const TURN_MS = 10;
 
 /**
  * `records` without holding the event loop: the text goes to csv-parse's
- * stream in small chunks, and every RECORDS_PER_TURN records the loop gets a
- * turn (timers, I/O: other calls and health checks are answered meanwhile).
+ * stream in small chunks, and every TURN_MS of reading (and of what the
+ * caller does with the records) the loop gets a turn: timers and I/O run,
+ * so other calls and health checks are answered meanwhile.
  */
 async function* streamRecords(text: string, delimiter: Delimiter, errors: CsvRowError[]): AsyncGenerator<RawRecord> {
   const skips: Skip[] = [];
@@ -205,11 +206,15 @@ async function* streamRecords(text: string, delimiter: Delimiter, errors: CsvRow
   source.pipe(parser);
   const lines = lineCounter(skips, errors);
   let r = 0;
+  let since = performance.now();
   try {
     for await (const cells of parser as AsyncIterable<string[]>) {
       const rec = lines.record(r++, cells);
       if (rec) yield rec;
-      if (r % RECORDS_PER_TURN === 0) await nextTurn();
+      if (r % 100 === 0 && performance.now() - since > TURN_MS) {
+        await nextTurn();
+        since = performance.now();
+      }
     }
     lines.end();
   } finally {
@@ -409,7 +414,14 @@ export function readCsv(text: string, opts: CsvReadOptions = {}): ParsedCsv {
   const body = all.slice(1);
   if (body.length === 0 && errors.length === 0) throw invalid("CSV_EMPTY", "The CSV has a header row but no rows");
   const { mapping, indexes, dateFormat, decimalSeparator, ambiguities } = settle(headers, body, delimiter, opts);
-  const reading = { headers, delimiter, indexes, dateFormat, decimalSeparator, positiveIsDebit: opts.positiveIsDebit === true };
+  const reading = {
+    headers,
+    delimiter,
+    indexes,
+    dateFormat,
+    decimalSeparator,
+    positiveIsDebit: opts.positiveIsDebit === true,
+  };
   const rows: CsvRow[] = [];
   for (const r of body) {
     const x = rowOf(r, reading);
