@@ -133,7 +133,7 @@ describe("streamCsv", () => {
   };
   const streamed = async (text: string, reading: Parameters<typeof streamCsv>[1]) => {
     const out: CsvItem[] = [];
-    for await (const item of streamCsv(text, reading)) out.push(item);
+    for await (const batch of streamCsv(text, reading)) out.push(...batch);
     return out;
   };
 

@@ -290,26 +290,28 @@ export async function* csvPages(source: CsvImportSource, cursor: string | null):
     decimalSeparator: decimalSeparatorOf(source),
     positiveIsDebit: options.positive_is_debit,
   });
-  for await (const item of items) {
-    if ("error" in item) {
-      errors.push(item.error);
-      continue;
-    }
-    seen++;
-    if (seen <= start) {
-      // Committed by an earlier sync, with the bad lines before it.
-      errors = [];
-      continue;
-    }
-    if (full) {
-      yield page(full.rows, full.errors, seen - 1);
-      full = null;
-    }
-    rows.push(item.row);
-    if (rows.length === CSV_PAGE_ROWS) {
-      full = { rows, errors };
-      rows = [];
-      errors = [];
+  for await (const batch of items) {
+    for (const item of batch) {
+      if ("error" in item) {
+        errors.push(item.error);
+        continue;
+      }
+      seen++;
+      if (seen <= start) {
+        // Committed by an earlier sync, with the bad lines before it.
+        errors = [];
+        continue;
+      }
+      if (full) {
+        yield page(full.rows, full.errors, seen - 1);
+        full = null;
+      }
+      rows.push(item.row);
+      if (rows.length === CSV_PAGE_ROWS) {
+        full = { rows, errors };
+        rows = [];
+        errors = [];
+      }
     }
   }
   if (full) yield page(full.rows, [...full.errors, ...errors], seen);

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { Readable } from "node:stream";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { parse as parseStream, type Options as ParseOptions } from "csv-parse";
 import { parse, type CsvError } from "csv-parse/sync";
@@ -184,41 +183,49 @@ function records(text: string, delimiter: Delimiter, errors: CsvRowError[], limi
   return out;
 }
 
-/** Characters handed to the parser at a time: each is parsed in well under a millisecond. */
+/** Characters handed to the parser at a time: each is parsed in a few milliseconds. */
 const STREAM_CHUNK_CHARS = 64 * 1024;
-/** The longest the reader holds the event loop before it gives it a turn. */
-const TURN_MS = 10;
 
 /**
  * `records` without holding the event loop: the text goes to csv-parse's
- * stream in small chunks, and every TURN_MS of reading (and of what the
- * caller does with the records) the loop gets a turn: timers and I/O run,
- * so other calls and health checks are answered meanwhile.
+ * stream API 64 KiB at a time, and between two chunks the loop gets a turn
+ * (timers and I/O run, so other calls and health checks are answered
+ * meanwhile). Yields each chunk's records together: one await per chunk,
+ * not per record, keeps the reading as cheap as `records`.
  */
-async function* streamRecords(text: string, delimiter: Delimiter, errors: CsvRowError[]): AsyncGenerator<RawRecord> {
+async function* streamRecords(text: string, delimiter: Delimiter, errors: CsvRowError[]): AsyncGenerator<RawRecord[]> {
   const skips: Skip[] = [];
   const parser = parseStream(parseOptions(text, delimiter, skips));
-  const chunks = function* () {
-    for (let i = 0; i < text.length; i += STREAM_CHUNK_CHARS) yield text.slice(i, i + STREAM_CHUNK_CHARS);
-  };
-  const source = Readable.from(chunks(), { objectMode: false });
-  source.on("error", (e) => parser.destroy(e));
-  source.pipe(parser);
+  const parsed: string[][] = [];
+  let failure: unknown = null;
+  parser.on("data", (cells: string[]) => parsed.push(cells));
+  parser.on("error", (e) => (failure ??= e));
+  const ended = new Promise<void>((resolve) => parser.once("end", resolve).once("error", () => resolve()));
   const lines = lineCounter(skips, errors);
   let r = 0;
-  let since = performance.now();
-  try {
-    for await (const cells of parser as AsyncIterable<string[]>) {
+  const take = () => {
+    const out: RawRecord[] = [];
+    for (const cells of parsed.splice(0)) {
       const rec = lines.record(r++, cells);
-      if (rec) yield rec;
-      if (r % 100 === 0 && performance.now() - since > TURN_MS) {
-        await nextTurn();
-        since = performance.now();
-      }
+      if (rec) out.push(rec);
     }
+    return out;
+  };
+  try {
+    for (let i = 0; i < text.length; i += STREAM_CHUNK_CHARS) {
+      parser.write(text.slice(i, i + STREAM_CHUNK_CHARS));
+      // The chunk's records arrive (data events) before the loop's next turn ends this wait.
+      await nextTurn();
+      if (failure) throw failure;
+      yield take();
+    }
+    parser.end();
+    await ended;
+    if (failure) throw failure;
+    const rest = take();
     lines.end();
+    yield rest;
   } finally {
-    source.destroy();
     parser.destroy();
   }
 }
@@ -447,42 +454,59 @@ export type CsvItem = { row: CsvRow } | { error: CsvRowError };
 
 /**
  * The rows and bad lines of a file whose reading is settled, in file order,
- * without holding the event loop (streamRecords). Throws (invalid_input)
- * what readCsv throws for a file that cannot be read at all, when it is met.
+ * a chunk of the file at a time, without holding the event loop
+ * (streamRecords). Throws (invalid_input) what readCsv throws for a file
+ * that cannot be read at all, when it is met.
  */
-export async function* streamCsv(text: string, settled: SettledReading): AsyncGenerator<CsvItem> {
+export async function* streamCsv(text: string, settled: SettledReading): AsyncGenerator<CsvItem[]> {
   const delimiter = detectDelimiter(text);
   const errors: CsvRowError[] = [];
   let reading: RowReading | null = null;
   let bodySeen = false;
   const assignKey = keyAssigner();
-  for await (const rec of streamRecords(text, delimiter, errors)) {
-    if (!reading) {
-      const headers = headerOf(rec);
-      const { indexes, dateFormat, decimalSeparator } = settle(headers, [], delimiter, {
-        columnMapping: settled.columnMapping,
-        dateFormat: settled.dateFormat,
-        decimalSeparator: settled.decimalSeparator,
-      });
-      reading = { headers, delimiter, indexes, dateFormat, decimalSeparator, positiveIsDebit: settled.positiveIsDebit };
-      yield* errors.splice(0).map((error) => ({ error }));
-      continue;
+  const badLines = () => errors.splice(0).map((error): CsvItem => ({ error }));
+  for await (const batch of streamRecords(text, delimiter, errors)) {
+    const out: CsvItem[] = [];
+    // Bad lines csv-parse skipped come before the record that follows them, in line order with it.
+    const pending = badLines();
+    for (const rec of batch) {
+      if (!reading) {
+        const headers = headerOf(rec);
+        const { indexes, dateFormat, decimalSeparator } = settle(headers, [], delimiter, {
+          columnMapping: settled.columnMapping,
+          dateFormat: settled.dateFormat,
+          decimalSeparator: settled.decimalSeparator,
+        });
+        reading = {
+          headers,
+          delimiter,
+          indexes,
+          dateFormat,
+          decimalSeparator,
+          positiveIsDebit: settled.positiveIsDebit,
+        };
+        continue;
+      }
+      bodySeen = true;
+      while (pending.length && itemLine(pending[0]) < rec.line) out.push(pending.shift()!);
+      const x = rowOf(rec, reading);
+      if (isRow(x)) {
+        assignKey(x);
+        out.push({ row: x });
+      } else {
+        out.push({ error: x });
+      }
     }
-    bodySeen = true;
-    // Bad lines csv-parse skipped come before the record that follows them.
-    yield* errors.splice(0).map((error) => ({ error }));
-    const x = rowOf(rec, reading);
-    if (isRow(x)) {
-      assignKey(x);
-      yield { row: x };
-    } else {
-      yield { error: x };
-    }
+    out.push(...pending);
+    if (out.length) yield out;
   }
   if (!reading) headerOf(undefined);
   if (!bodySeen && errors.length === 0) throw invalid("CSV_EMPTY", "The CSV has a header row but no rows");
-  yield* errors.splice(0).map((error) => ({ error }));
+  const rest = badLines();
+  if (rest.length) yield rest;
 }
+
+const itemLine = (x: CsvItem) => ("row" in x ? x.row.line : x.error.line);
 
 /** The row's amount in Coffer's sign (positive = money out). */
 function rowAmount(
