@@ -183,12 +183,12 @@ function records(text: string, delimiter: Delimiter, errors: CsvRowError[], limi
   return out;
 }
 
-/** Characters handed to the parser at a time: each is parsed in a few milliseconds. */
-const STREAM_CHUNK_CHARS = 64 * 1024;
+/** Characters handed to the parser at a time (a few hundred lines): each is parsed in a few milliseconds. */
+const STREAM_CHUNK_CHARS = 16 * 1024;
 
 /**
  * `records` without holding the event loop: the text goes to csv-parse's
- * stream API 64 KiB at a time, and between two chunks the loop gets a turn
+ * stream API 16 KiB at a time, and between two chunks the loop gets a turn
  * (timers and I/O run, so other calls and health checks are answered
  * meanwhile). Yields each chunk's records together: one await per chunk,
  * not per record, keeps the reading as cheap as `records`.
@@ -197,9 +197,10 @@ async function* streamRecords(text: string, delimiter: Delimiter, errors: CsvRow
   const skips: Skip[] = [];
   const parser = parseStream(parseOptions(text, delimiter, skips));
   const parsed: string[][] = [];
-  let failure: unknown = null;
+  // Set by the parser's error event (a closure TypeScript cannot follow, hence an object).
+  const failed: { error: Error | null } = { error: null };
   parser.on("data", (cells: string[]) => parsed.push(cells));
-  parser.on("error", (e) => (failure ??= e));
+  parser.on("error", (e: Error) => (failed.error ??= e));
   const ended = new Promise<void>((resolve) => parser.once("end", resolve).once("error", () => resolve()));
   const lines = lineCounter(skips, errors);
   let r = 0;
@@ -216,12 +217,12 @@ async function* streamRecords(text: string, delimiter: Delimiter, errors: CsvRow
       parser.write(text.slice(i, i + STREAM_CHUNK_CHARS));
       // The chunk's records arrive (data events) before the loop's next turn ends this wait.
       await nextTurn();
-      if (failure) throw failure;
+      if (failed.error) throw failed.error;
       yield take();
     }
     parser.end();
     await ended;
-    if (failure) throw failure;
+    if (failed.error) throw failed.error;
     const rest = take();
     lines.end();
     yield rest;
