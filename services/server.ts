@@ -15,6 +15,7 @@ import { PERIODIC_TASKS } from "./periodic-tasks.js";
 import { routes } from "./routes.js";
 import { CursorKeyring } from "./pagination/cursor-keys.js";
 import { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from "./sync/runtime.js";
+import { moveSealedCsvFilesAtStart } from "./sync/file-imports.js";
 import { loggerOptions, requestLogController } from "../common/logging.js";
 
 /**
@@ -90,6 +91,8 @@ export async function buildCoreServer(
   let running: RunningTasks | null = null;
   // Before listening: a core whose job queue cannot start (e.g. its schema is missing) must not serve.
   app.addHook("onReady", async () => {
+    // Before any sync runs: files older CSV connections keep sealed move to csv_imports (needs the key).
+    await moveSealedCsvFilesAtStart(orm.em.fork(), deps.sync.cipher, app.log);
     await deps.sync.scheduler.start();
     await keyCache.start();
   });

@@ -32,7 +32,7 @@ const KEY = "5eed".repeat(16);
 
 /**
  * CSV import as POST /api/v1/connections and its first sync do it: the file
- * is parsed and validated, stored encrypted, then read again by the sync
+ * is parsed and validated, stored as an import record (csv_imports), then read again by the sync
  * engine and committed page by page (5,000 rows a page), every row going
  * through dedup, category mapping and the sync log.
  */

@@ -22,7 +22,9 @@ import { recordAnnotation } from "../ledger/annotations.js";
 import { resolveUser } from "../users/users.js";
 import type { CredentialCipher } from "./credentials.js";
 import { checkCredentials } from "./credentials-schema.js";
-import { ProviderError, type LinkSession } from "./providers/provider.js";
+import { deleteCsvImportsOf } from "../db/tables/csv-imports.js";
+import { storeFileImport } from "./file-imports.js";
+import { keepsFiles, ProviderError, type Enrollment, type LinkSession, type Provider } from "./providers/provider.js";
 import type { ProviderRegistry } from "./registry.js";
 import { sealedCredentials, storeSealedCredentials } from "./stored-credentials.js";
 
@@ -79,7 +81,8 @@ export async function createLinkSession(
 /**
  * Connects a household member to a provider: checks the credentials against
  * the provider's schema, has the provider validate or exchange them, stores
- * what it returns encrypted, and queues the first sync. A login the member
+ * what it returns encrypted (a CSV file: as an import record, unencrypted,
+ * with no key needed), and queues the first sync. A login the member
  * already has a live connection for (the same Plaid item, the same CSV
  * account name) is that connection, given the new credentials: a CSV file
  * imported again under an account name goes into the same account, and its
@@ -98,7 +101,7 @@ export async function createConnection(
   if (!req.userId?.trim()) throw validation("user_id is required");
   const user = await resolveUser(em, req.userId.trim());
   // Refused before the provider is called: a one-time token spent on credentials that cannot be stored is lost.
-  deps.cipher.assertCanStore();
+  if (!keepsFiles(provider)) deps.cipher.assertCanStore();
   const enrollment = await provider.enroll(input).catch((e) => providerFailure(provider.name, e));
 
   const id = await em.transactional(async (tx) => {
@@ -108,7 +111,7 @@ export async function createConnection(
       providerItemId: enrollment.providerItemId,
     });
     const connectionId = existing ?? crypto.randomUUID();
-    const sealed = deps.cipher.seal(connectionId, enrollment.credentials);
+    const sealed = sealedOf(deps, provider, connectionId, enrollment);
     if (existing) {
       await replaceConnectionEnrollment(tx, {
         id: connectionId,
@@ -132,6 +135,7 @@ export async function createConnection(
         ),
       );
     }
+    if (enrollment.fileImport) await storeFileImport(tx, connectionId, enrollment.fileImport);
     await annotate(tx, actor, connectionId, existing ? "credentials_replaced" : "connected", {
       provider: provider.name,
       institution_name: enrollment.institutionName,
@@ -141,6 +145,10 @@ export async function createConnection(
   if (opts.runFirstSync !== "caller") await deps.requestSync(id, "initial");
   return loadConnection(em, id);
 }
+
+/** What is stored in the connection's credentials: sealed, or nothing for a provider that keeps files. */
+const sealedOf = (deps: ConnectionDeps, provider: Provider, connectionId: string, e: Enrollment) =>
+  keepsFiles(provider) ? null : deps.cipher.seal(connectionId, e.credentials);
 
 function annotate(em: Em, actor: Actor, connectionId: string, action: string, details: Record<string, unknown>) {
   return recordAnnotation(em, actor, { entityType: "connection", entityId: connectionId, action, details });
@@ -191,17 +199,19 @@ export async function reauthConnection(
   if (req.credentials !== undefined && req.credentials !== null) {
     const input = checkCredentials(provider.name, provider.info().credentialsSchema, req.credentials);
     // Refused before the provider is called: a one-time token spent on credentials that cannot be stored is lost.
-    deps.cipher.assertCanStore();
+    if (!keepsFiles(provider)) deps.cipher.assertCanStore();
     const enrollment = await provider.enroll(input).catch((e) => providerFailure(provider.name, e));
     await em.transactional(async (tx) => {
-      await storeSealedCredentials(tx, c.id, deps.cipher.seal(c.id, enrollment.credentials));
+      await storeSealedCredentials(tx, c.id, sealedOf(deps, provider, c.id, enrollment));
+      if (enrollment.fileImport) await storeFileImport(tx, c.id, enrollment.fileImport);
       await reactivateConnection(tx, c.id);
       await annotate(tx, actor, c.id, "credentials_replaced", { provider: provider.name });
     });
     await deps.requestSync(c.id, "reauth");
     return { connection: await loadConnection(em, c.id), linkSession: null };
   }
-  const credentials = deps.cipher.open(c.id, await sealedCredentials(em, c.id));
+  // A provider that keeps files has no secret to repair with (its link session is none).
+  const credentials = keepsFiles(provider) ? {} : deps.cipher.open(c.id, await sealedCredentials(em, c.id));
   const ownerId = await connectionOwner(em, c.id);
   const session = await provider
     .createLinkSession({ clientUserId: ownerId, update: credentials })
@@ -216,7 +226,8 @@ export async function reauthConnection(
 }
 
 /**
- * Disconnects: ends the login at the provider, wipes the credentials, and
+ * Disconnects: ends the login at the provider, wipes the credentials (a CSV
+ * connection's files: its import records are deleted), and
  * keeps the connection (status disconnected) with its accounts and
  * transactions, whose connection reference becomes null. When the provider
  * is down the disconnect is refused (502) and nothing changes, so the login
@@ -234,7 +245,9 @@ export async function disconnectConnection(
   const c = await resolveConnection(em, raw);
   if (c.status === "disconnected") return c;
   const provider = deps.registry.has(c.provider) ? deps.registry.get(c.provider) : null;
-  if (provider?.info().configured && deps.cipher.hasKey) {
+  // A provider that keeps files has nothing to end: the connection is its files, forgotten below.
+  const atProvider = provider !== null && !keepsFiles(provider);
+  if (atProvider && provider.info().configured && deps.cipher.hasKey) {
     try {
       await provider.remove(deps.cipher.open(c.id, await sealedCredentials(em, c.id)));
     } catch (e) {
@@ -246,11 +259,12 @@ export async function disconnectConnection(
         "the provider could not end the login; forgetting it anyway",
       );
     }
-  } else {
+  } else if (atProvider || !provider) {
     log.warn({ connection: c.shortId }, "disconnecting without calling the provider (no configuration or no key)");
   }
   await em.transactional(async (tx) => {
     await markConnectionDisconnected(tx, c.id);
+    await deleteCsvImportsOf(tx, c.id);
     await detachConnectionAccounts(tx, c.id);
     await annotate(tx, actor, c.id, "disconnected", { provider: c.provider });
   });

@@ -15,7 +15,7 @@ import type { ProviderName } from "./providers/provider.js";
 import type { ProviderRegistry } from "./registry.js";
 import { classifyFailure, HEALTHY, isTransient, statusAfterFailure, type SyncFailure } from "./status.js";
 import { upsertAccounts } from "./sync-accounts.js";
-import { sealedCredentials } from "./stored-credentials.js";
+import { connectionInput, fileImportEnded, fileImportStarted } from "./file-imports.js";
 
 /** The logger the engine writes to (the core's pino logger, or the CLI's). Never given credentials. */
 export interface EngineLogger {
@@ -116,21 +116,28 @@ export class SyncEngine {
     this.deps.log.info({ connection: conn.shortId, provider: conn.provider, trigger: opts.trigger }, "sync started");
 
     const counts: SyncCounts = { pages: 0, added: 0, modified: 0, removed: 0, unchanged: 0, skipped: 0 };
+    // The file import this sync runs (a CSV connection's newest), whose record follows the sync's outcome.
+    const run = { importId: null as string | null };
     try {
-      await this.syncPages(em, conn, syncLogId, counts, opts);
+      await this.syncPages(em, conn, syncLogId, counts, opts, run);
     } catch (e) {
-      return this.fail(em, conn, syncLogId, counts, e);
+      return this.fail(em, conn, syncLogId, counts, e, run.importId);
     }
     if (opts.signal?.aborted) {
-      await this.endLog(em, syncLogId, "interrupted", {
+      const interrupted = {
         code: "INTERRUPTED",
         message: "The core shut down during the sync; the next sync continues from its last committed page",
+      };
+      await em.transactional(async (tx) => {
+        await this.endLog(tx, syncLogId, "interrupted", interrupted);
+        await fileImportEnded(tx, run.importId, "interrupted", counts, null);
       });
       return { status: "interrupted", syncLogId };
     }
     await em.transactional(async (tx) => {
       await this.endLog(tx, syncLogId, "success", null);
       await markConnectionSynced(tx, { id: conn.id, syncLogId, status: HEALTHY.status });
+      await fileImportEnded(tx, run.importId, "success", counts, null);
     });
     this.deps.log.info({ connection: conn.shortId, ...counts }, "sync finished");
     for (const hook of this.deps.hooks) {
@@ -142,11 +149,22 @@ export class SyncEngine {
     return { status: "success", syncLogId, ...counts };
   }
 
-  private async syncPages(em: Em, conn: Connection, syncLogId: string, counts: SyncCounts, opts: RunOptions) {
+  private async syncPages(
+    em: Em,
+    conn: Connection,
+    syncLogId: string,
+    counts: SyncCounts,
+    opts: RunOptions,
+    run: { importId: string | null },
+  ) {
     const provider = this.deps.registry.configured(conn.provider);
-    const credentials = this.deps.cipher.open(conn.id, await sealedCredentials(em, conn.id));
+    const { credentials, importId } = await connectionInput(em, this.deps.cipher, conn.id, provider);
+    run.importId = importId;
+    await fileImportStarted(em, importId);
+    // The provider's own session: it reads while the engine commits a page (pageBatches reads ahead).
+    const call = { em: this.em() };
     const actor = syncActor(conn.provider);
-    const accounts = await upsertAccounts(em, actor, conn, await provider.accounts(credentials));
+    const accounts = await upsertAccounts(em, actor, conn, await provider.accounts(credentials, call));
     if (accounts.skipped.length) {
       await addSyncLogSkips(em, syncLogId, {
         count: accounts.skipped.length,
@@ -164,7 +182,7 @@ export class SyncEngine {
       actor,
       loggedSkips: Math.min(MAX_LOGGED_SKIPS, accounts.skipped.length),
     };
-    for await (const { page, pages } of pageBatches(provider.sync(credentials, conn.cursor ?? null))) {
+    for await (const { page, pages } of pageBatches(provider.sync(credentials, conn.cursor ?? null, call))) {
       const r = await applyPage(em, ctx, page, pages);
       ctx.cursorBefore = page.nextCursor;
       ctx.loggedSkips = Math.min(MAX_LOGGED_SKIPS, ctx.loggedSkips + r.skipped.length);
@@ -219,6 +237,7 @@ export class SyncEngine {
     syncLogId: string,
     counts: SyncCounts,
     e: unknown,
+    importId: string | null,
   ): Promise<SyncOutcome> {
     if (e instanceof ConnectionGone) {
       await this.endLog(em, syncLogId, "interrupted", { code: "DISCONNECTED", message: e.message });
@@ -237,6 +256,7 @@ export class SyncEngine {
         errorCode: next.errorCode,
         errorMessage: next.errorMessage,
       });
+      await fileImportEnded(tx, importId, "error", counts, { code: failure.code, message: failure.message });
     });
     return { status: "error", syncLogId, failure, retry: isTransient(failure) };
   }

@@ -58,7 +58,7 @@ export async function lockLiveConnectionOf(
 /** New credentials for an existing login: a CSV connection's import starts again from the file's first row. */
 export async function replaceConnectionEnrollment(
   em: Em,
-  c: { id: string; credentials: Buffer; institutionId: string | null; institutionName: string | null },
+  c: { id: string; credentials: Buffer | null; institutionId: string | null; institutionName: string | null },
 ): Promise<void> {
   await query(
     em,
@@ -79,7 +79,8 @@ export async function insertConnection(
     providerItemId: string;
     institutionId: string | null;
     institutionName: string | null;
-    credentials: Buffer;
+    /** Null for a CSV connection: its files are csv_imports rows. */
+    credentials: Buffer | null;
   },
 ): Promise<void> {
   await query(
@@ -239,4 +240,27 @@ export async function lockConnectionCursor(
 
 export async function updateConnectionCursor(em: Em, id: string, cursor: string | null): Promise<void> {
   await query(em, `update connections set cursor = ? where id = ?`, [cursor, id]);
+}
+
+/**
+ * The live CSV connections still holding a file in their sealed credentials
+ * (stored before csv_imports), locked for update; others moving them skip them.
+ */
+export async function lockSealedCsvConnections(
+  em: Em,
+): Promise<{ id: string; shortId: string; credentials: Buffer; cursor: string | null; status: ConnectionStatus }[]> {
+  return query(
+    em,
+    `select id, short_id as "shortId", credentials, cursor, status from connections
+     where provider = 'csv' and credentials is not null order by id for update skip locked`,
+  );
+}
+
+/** How many CSV connections still hold a sealed file. */
+export async function countSealedCsvConnections(em: Em): Promise<number> {
+  const [row] = await query<{ n: number }>(
+    em,
+    `select count(*)::int as n from connections where provider = 'csv' and credentials is not null`,
+  );
+  return row.n;
 }

@@ -12,8 +12,12 @@
  *
  * The sync engine (services/sync) owns everything else: storing credentials
  * encrypted, committing each page atomically with its cursor, de-duplicating,
- * connection status, scheduling.
+ * connection status, scheduling. The one provider whose input Coffer keeps
+ * itself (CSV: its files are csv_imports rows) reads it through the call's
+ * context.
  */
+
+import type { Em } from "../../db/orm.js";
 
 export const PROVIDER_NAMES = ["plaid", "teller", "simplefin", "csv"] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
@@ -46,15 +50,48 @@ export interface LinkSession {
 /** What a provider needs to act for one connection: decrypted, never logged. */
 export type Credentials = Record<string, unknown>;
 
+/** A file the person brought, to store as an import record (csv_imports), not as a secret. */
+export interface FileImport {
+  /** The decoded text. */
+  text: string;
+  /** Its SHA-256, base64url. */
+  sha256: string;
+  mapping: Record<string, string>;
+  options: {
+    date_format: string;
+    decimal_separator: string;
+    positive_is_debit: boolean;
+    account_name: string;
+    iso_currency_code: string;
+  };
+}
+
 /** The result of turning what the person brought (public token, setup token, CSV…) into a connection. */
 export interface Enrollment {
   /** The provider's id of the login (Plaid item_id, Teller enrollment id, …): webhooks name it. */
   providerItemId: string;
   institutionId: string | null;
   institutionName: string | null;
-  /** What to store (encrypted) for later calls, e.g. `{ access_token }` or `{ access_url }`. */
+  /**
+   * What to store (encrypted) for later calls, e.g. `{ access_token }` or
+   * `{ access_url }`; empty, and not stored, for a provider that keeps files (CSV).
+   */
   credentials: Credentials;
+  /** A file to store as the connection's newest import (CSV). */
+  fileImport?: FileImport;
 }
+
+/**
+ * What the engine hands a provider's calls besides the credentials: a
+ * database session of the connection's own, read only by a provider whose
+ * input Coffer keeps (the CSV provider reads its import by id).
+ */
+export interface ProviderCallContext {
+  em: Em;
+}
+
+/** A provider whose connections keep files (import records) rather than sealed credentials. */
+export const keepsFiles = (p: Provider): boolean => p.info().capabilities.includes("file_import");
 
 export type AccountType = "depository" | "credit" | "loan" | "investment" | "other";
 
@@ -175,14 +212,14 @@ export interface Provider {
   /** Validates what the person brought and turns it into an enrollment (exchange, claim, parse). */
   enroll(input: Credentials): Promise<Enrollment>;
   /** The connection's accounts with their current balances. */
-  accounts(credentials: Credentials): Promise<ProviderAccount[]>;
+  accounts(credentials: Credentials, ctx?: ProviderCallContext): Promise<ProviderAccount[]>;
   /**
    * Pages of changes since `cursor` (null: from the beginning). Providers that
    * must restart a pagination (Plaid's mutation during pagination) do so
    * themselves; pages they already yielded may then be yielded again, which the
    * engine applies idempotently.
    */
-  sync(credentials: Credentials, cursor: string | null): AsyncIterable<SyncPage>;
+  sync(credentials: Credentials, cursor: string | null, ctx?: ProviderCallContext): AsyncIterable<SyncPage>;
   /** Ends the connection at the provider (Plaid /item/remove, Teller DELETE /accounts); idempotent. */
   remove(credentials: Credentials): Promise<void>;
   /**

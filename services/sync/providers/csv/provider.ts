@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { isCurrencyCode } from "../../../../common/currency.js";
 import { checkText } from "../../../../common/text.js";
+import { csvImportById, csvImportOptions, type CsvImportOptions } from "../../../db/tables/csv-imports.js";
 import {
   ProviderError,
   type Credentials,
@@ -8,10 +9,11 @@ import {
   type LinkSession,
   type Provider,
   type ProviderAccount,
+  type ProviderCallContext,
   type ProviderInfo,
   type SyncPage,
 } from "../provider.js";
-import { readCsv, type CsvRow, type CsvRowError, type ParsedCsv } from "./rows.js";
+import { readCsv, streamCsv, type CsvRow, type CsvRowError } from "./rows.js";
 import { decodeCsvInput } from "./text.js";
 
 /** Rows per page: each page is one database transaction in the sync engine. */
@@ -22,16 +24,21 @@ export const CSV_ACCOUNT_ID = "csv";
 
 const invalid = (code: string, message: string) => new ProviderError("invalid_input", code, message);
 
-/** What a CSV connection stores (encrypted, like every provider's credentials): the file and how to read it. */
-interface CsvCredentials {
-  csv: string;
-  column_mapping: unknown;
-  date_format: string;
-  /** Absent on connections stored before it was kept. */
-  decimal_separator?: string;
-  positive_is_debit: boolean;
-  account_name: string;
-  iso_currency_code: string;
+/**
+ * A CSV connection keeps no credentials: what the engine hands the provider
+ * is the id of the connection's import (a csv_imports row), which holds the
+ * file and how to read it.
+ */
+interface CsvImportRef {
+  import_id: string;
+}
+
+/** The import a stored connection reads, and what it reads it with. */
+export interface CsvImportSource {
+  file: string;
+  fileSha256: string;
+  mapping: Record<string, string>;
+  options: CsvImportOptions;
 }
 
 function accountName(raw: unknown): string {
@@ -49,19 +56,20 @@ function currency(raw: unknown): string {
 /** The key a CSV connection is found by: its account name, compared without regard to case and spacing. */
 export const csvItemId = (name: string) => name.trim().replace(/\s+/g, " ").toLowerCase();
 
-const stored = (c: Credentials) => c as unknown as CsvCredentials;
+const importIdOf = (c: Credentials): string => {
+  const id = (c as Partial<CsvImportRef>).import_id;
+  if (typeof id !== "string") throw new ProviderError("invalid_input", "CSV_NO_IMPORT", "This connection has no file");
+  return id;
+};
 
-const fileHash = (text: string) => createHash("sha256").update(text).digest("base64url").slice(0, 22);
+/** The engine gives every call of a provider that keeps files its database session. */
+const dbOf = (ctx: ProviderCallContext | undefined) => {
+  if (!ctx) throw new Error("the CSV provider reads its imports through the call's context");
+  return ctx.em;
+};
 
-/** How a stored connection reads its file: with the options its enrollment settled. */
-const read = (c: CsvCredentials): ParsedCsv =>
-  readCsv(c.csv, {
-    columnMapping: c.column_mapping,
-    dateFormat: c.date_format,
-    // Connections stored before the separator was kept infer it, as they did then.
-    decimalSeparator: c.decimal_separator,
-    positiveIsDebit: c.positive_is_debit,
-  });
+/** The SHA-256 of a file's text (base64url): what an import record keeps. */
+export const csvFileSha256 = (text: string) => createHash("sha256").update(text).digest("base64url");
 
 /**
  * The records an enrollment reads to settle how the file is read (mapping,
@@ -71,21 +79,26 @@ const read = (c: CsvCredentials): ParsedCsv =>
  */
 export const ENROLL_SAMPLE_RECORDS = 5000;
 
-/** Where an import stands: the file (by hash) and how many of its rows are committed. */
-const cursorOf = (hash: string, next: number) => `csv1:${hash}:${next}`;
+/**
+ * Where an import stands: the file (the first 22 characters of its hash) and
+ * how many of its rows are committed.
+ */
+const cursorOf = (sha256: string, next: number) => `csv1:${sha256.slice(0, 22)}:${next}`;
 
-function startOf(cursor: string | null, hash: string): number {
+function startOf(cursor: string | null, sha256: string): number {
   const m = cursor ? /^csv1:([A-Za-z0-9_-]+):(\d+)$/.exec(cursor) : null;
-  return m && m[1] === hash ? Number(m[2]) : 0;
+  return m && m[1] === sha256.slice(0, 22) ? Number(m[2]) : 0;
 }
 
 const rowRef = (e: CsvRowError) => ({ row: `line ${e.line}`, reason: e.reason });
 
 /**
- * CSV import, in process: a connection holds one file for one account, and
- * a sync reads it in pages of CSV_PAGE_ROWS rows. The cursor records the
- * file's hash and the rows committed, so an import stopped half way (a
- * crash) continues where it stopped; a new file starts from its first row.
+ * CSV import, in process: a connection fills one account from the files
+ * imported into it, each an import record (csv_imports); a sync reads the
+ * connection's newest import by id, in pages of CSV_PAGE_ROWS rows, parsing
+ * as it goes without holding the event loop. The cursor records the file's
+ * hash and the rows committed, so an import stopped half way (a crash)
+ * continues where it stopped; a new file starts from its first row.
  */
 export class CsvProvider implements Provider {
   readonly name = "csv" as const;
@@ -162,34 +175,38 @@ export class CsvProvider implements Provider {
     if (sample.ambiguities.length) {
       throw invalid("CSV_AMBIGUOUS", `${sample.ambiguities.map((x) => x.message).join(". ")}.`);
     }
-    const credentials: CsvCredentials = {
-      csv: text,
-      column_mapping: sample.mapping,
-      date_format: sample.dateFormat,
-      decimal_separator: sample.decimalSeparator,
-      positive_is_debit: positiveIsDebit,
-      account_name: name,
-      iso_currency_code: code,
-    };
     return {
       providerItemId: csvItemId(name),
       institutionId: null,
       institutionName: name,
-      credentials: credentials as unknown as Credentials,
+      credentials: {},
+      fileImport: {
+        text,
+        sha256: csvFileSha256(text),
+        mapping: { ...sample.mapping },
+        options: {
+          date_format: sample.dateFormat,
+          decimal_separator: sample.decimalSeparator,
+          positive_is_debit: positiveIsDebit,
+          account_name: name,
+          iso_currency_code: code,
+        },
+      },
     };
   }
 
-  async accounts(credentials: Credentials): Promise<ProviderAccount[]> {
-    const c = stored(credentials);
+  async accounts(credentials: Credentials, ctx?: ProviderCallContext): Promise<ProviderAccount[]> {
+    const options = await csvImportOptions(dbOf(ctx), importIdOf(credentials));
+    if (!options) throw new ProviderError("invalid_input", "CSV_NO_IMPORT", "This connection's file is gone");
     return [
       {
         providerAccountId: CSV_ACCOUNT_ID,
-        name: c.account_name,
+        name: options.account_name,
         officialName: null,
         type: "depository",
         subtype: null,
         mask: null,
-        isoCurrencyCode: c.iso_currency_code,
+        isoCurrencyCode: options.iso_currency_code,
         balanceCurrent: null,
         balanceAvailable: null,
         balanceLimit: null,
@@ -197,58 +214,106 @@ export class CsvProvider implements Provider {
     ];
   }
 
-  async *sync(credentials: Credentials, cursor: string | null): AsyncIterable<SyncPage> {
-    const c = stored(credentials);
-    const parsed = read(c);
-    const hash = fileHash(c.csv);
-    const start = startOf(cursor, hash);
-    const { rows, errors } = parsed;
-    if (rows.length === 0) {
-      // Every line was bad: one page reports them all.
-      yield {
-        added: [],
-        modified: [],
-        removed: [],
-        windows: [],
-        skipped: errors.map(rowRef),
-        nextCursor: cursorOf(hash, 0),
-      };
-      return;
+  async *sync(credentials: Credentials, cursor: string | null, ctx?: ProviderCallContext): AsyncIterable<SyncPage> {
+    const row = await csvImportById(dbOf(ctx), importIdOf(credentials));
+    if (!row?.file) {
+      throw new ProviderError(
+        "invalid_input",
+        "CSV_REPLACED",
+        "This import's file was replaced by a newer one; the connection syncs the newest",
+      );
     }
-    for (let from = start; from < rows.length; from += CSV_PAGE_ROWS) {
-      const to = Math.min(rows.length, from + CSV_PAGE_ROWS);
-      // A page reports the bad lines between the previous page's last row and its own.
-      const after = from === 0 ? 0 : rows[from - 1].line;
-      const upTo = to === rows.length ? Infinity : rows[to - 1].line;
-      yield {
-        added: rows.slice(from, to).map((r) => this.toTransaction(r, c)),
-        modified: [],
-        removed: [],
-        windows: [],
-        skipped: errors.filter((e) => e.line > after && e.line <= upTo).map(rowRef),
-        nextCursor: cursorOf(hash, to),
-      };
-    }
+    yield* csvPages({ file: row.file, fileSha256: row.fileSha256, mapping: row.mapping, options: row.options }, cursor);
   }
 
-  private toTransaction(r: CsvRow, c: CsvCredentials) {
-    return {
-      providerAccountId: CSV_ACCOUNT_ID,
-      providerTransactionId: r.key,
-      sourceRef: `line ${r.line}`,
-      amount: r.amount,
-      isoCurrencyCode: c.iso_currency_code,
-      date: r.date,
-      authorizedDate: null,
-      name: r.description || "(no description)",
-      merchantName: r.merchant,
-      categoryPrimary: r.category,
-      categoryDetailed: null,
-      pending: false,
-      pendingTransactionId: null,
-    };
-  }
-
-  /** Nothing to end at a provider: the file is the whole connection. */
+  /** Nothing to end at a provider: the files are the whole connection. */
   async remove(): Promise<void> {}
+}
+
+/**
+ * The decimal separator of a file stored before it was kept: inferred from a
+ * sample, as an enrollment infers it.
+ */
+function decimalSeparatorOf(source: CsvImportSource): string {
+  if (source.options.decimal_separator) return source.options.decimal_separator;
+  return readCsv(source.file, {
+    columnMapping: source.mapping,
+    dateFormat: source.options.date_format,
+    positiveIsDebit: source.options.positive_is_debit,
+    sampleRecords: ENROLL_SAMPLE_RECORDS,
+  }).decimalSeparator;
+}
+
+const toTransaction = (r: CsvRow, currencyCode: string) => ({
+  providerAccountId: CSV_ACCOUNT_ID,
+  providerTransactionId: r.key,
+  sourceRef: `line ${r.line}`,
+  amount: r.amount,
+  isoCurrencyCode: currencyCode,
+  date: r.date,
+  authorizedDate: null,
+  name: r.description || "(no description)",
+  merchantName: r.merchant,
+  categoryPrimary: r.category,
+  categoryDetailed: null,
+  pending: false,
+  pendingTransactionId: null,
+});
+
+/**
+ * An import's pages from `cursor` on: CSV_PAGE_ROWS rows each, with the bad
+ * lines between the previous page's last row and its own (the last page
+ * also takes the bad lines after its last row). A file with no good row at
+ * all is one page that reports every bad line. The file is parsed as the
+ * pages are asked for (streamCsv), so a 20 MB file never holds the event
+ * loop for more than a moment.
+ */
+export async function* csvPages(source: CsvImportSource, cursor: string | null): AsyncGenerator<SyncPage> {
+  const { options } = source;
+  const start = startOf(cursor, source.fileSha256);
+  const page = (rows: CsvRow[], errors: CsvRowError[], next: number): SyncPage => ({
+    added: rows.map((r) => toTransaction(r, options.iso_currency_code)),
+    modified: [],
+    removed: [],
+    windows: [],
+    skipped: errors.map(rowRef),
+    nextCursor: cursorOf(source.fileSha256, next),
+  });
+  let seen = 0;
+  let rows: CsvRow[] = [];
+  let errors: CsvRowError[] = [];
+  // A full page goes once the next row shows it is not the last (the last takes the bad lines after it).
+  let full: { rows: CsvRow[]; errors: CsvRowError[] } | null = null;
+  const items = streamCsv(source.file, {
+    columnMapping: source.mapping,
+    dateFormat: options.date_format,
+    decimalSeparator: decimalSeparatorOf(source),
+    positiveIsDebit: options.positive_is_debit,
+  });
+  for await (const batch of items) {
+    for (const item of batch) {
+      if ("error" in item) {
+        errors.push(item.error);
+        continue;
+      }
+      seen++;
+      if (seen <= start) {
+        // Committed by an earlier sync, with the bad lines before it.
+        errors = [];
+        continue;
+      }
+      if (full) {
+        yield page(full.rows, full.errors, seen - 1);
+        full = null;
+      }
+      rows.push(item.row);
+      if (rows.length === CSV_PAGE_ROWS) {
+        full = { rows, errors };
+        rows = [];
+        errors = [];
+      }
+    }
+  }
+  if (full) yield page(full.rows, [...full.errors, ...errors], seen);
+  else if (rows.length > 0 || seen === 0) yield page(rows, errors, seen);
 }

@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { parse as parseStream, type Options as ParseOptions } from "csv-parse";
 import { parse, type CsvError } from "csv-parse/sync";
 import { DATE_MAX_YEAR, DATE_MIN_YEAR } from "../../../../common/validation.js";
 import { ProviderError } from "../provider.js";
@@ -101,18 +103,19 @@ function lineEndings(text: string): string | string[] {
   return ["\r\n", "\n", "\r"];
 }
 
-/**
- * Splits the text into records with the line each starts on. A record
- * csv-parse cannot read (broken quoting) is an error of the line it starts on,
- * and the others are still read. Lines are counted here rather than asked of
- * csv-parse per record, which costs more than the parsing itself.
- */
-function records(text: string, delimiter: Delimiter, errors: CsvRowError[], limit?: number): RawRecord[] {
-  const skips: { before: number; lines: number; reason: string; code: string }[] = [];
-  const parsed: string[][] = parse(text, {
+/** A record csv-parse skipped: before which record, up to which line, and why. */
+interface Skip {
+  before: number;
+  lines: number;
+  reason: string;
+  code: string;
+}
+
+/** csv-parse's options for a file; skipped records are reported to `skips`. */
+function parseOptions(text: string, delimiter: Delimiter, skips: Skip[]): ParseOptions {
+  return {
     delimiter,
     record_delimiter: lineEndings(text),
-    ...(limit === undefined ? {} : { to: limit }),
     relax_column_count: true,
     relax_quotes: true,
     skip_empty_lines: false,
@@ -122,8 +125,15 @@ function records(text: string, delimiter: Delimiter, errors: CsvRowError[], limi
       const e = err as CsvError & { lines?: number; records?: number };
       skips.push({ before: e.records ?? 0, lines: e.lines ?? 0, reason: describeParseError(err), code: err.code });
     },
-  });
-  const out: RawRecord[] = [];
+  };
+}
+
+/**
+ * Numbers records by the line each starts on, and turns csv-parse's skips
+ * into bad lines. Lines are counted here rather than asked of csv-parse per
+ * record, which costs more than the parsing itself.
+ */
+function lineCounter(skips: Skip[], errors: CsvRowError[]) {
   let line = 1;
   let s = 0;
   const skipUpTo = (r: number) => {
@@ -140,15 +150,85 @@ function records(text: string, delimiter: Delimiter, errors: CsvRowError[], limi
       line = Math.max(line, skips[s].lines) + 1;
     }
   };
+  return {
+    /** The `r`-th record (0-based), or null for an empty line. */
+    record(r: number, cells: string[]): RawRecord | null {
+      skipUpTo(r);
+      const start = line;
+      line += 1 + lineBreaksIn(cells);
+      return cells.length === 1 && cells[0].trim() === "" ? null : { line: start, cells };
+    },
+    end: () => skipUpTo(Infinity),
+  };
+}
+
+/**
+ * Splits the text into records with the line each starts on. A record
+ * csv-parse cannot read (broken quoting) is an error of the line it starts on,
+ * and the others are still read.
+ */
+function records(text: string, delimiter: Delimiter, errors: CsvRowError[], limit?: number): RawRecord[] {
+  const skips: Skip[] = [];
+  const parsed: string[][] = parse(text, {
+    ...parseOptions(text, delimiter, skips),
+    ...(limit === undefined ? {} : { to: limit }),
+  });
+  const lines = lineCounter(skips, errors);
+  const out: RawRecord[] = [];
   for (let r = 0; r < parsed.length; r++) {
-    skipUpTo(r);
-    const cells = parsed[r];
-    const start = line;
-    line += 1 + lineBreaksIn(cells);
-    if (!(cells.length === 1 && cells[0].trim() === "")) out.push({ line: start, cells });
+    const rec = lines.record(r, parsed[r]);
+    if (rec) out.push(rec);
   }
-  skipUpTo(Infinity);
+  lines.end();
   return out;
+}
+
+/** Characters handed to the parser at a time (a few hundred lines): each is parsed in a few milliseconds. */
+const STREAM_CHUNK_CHARS = 16 * 1024;
+
+/**
+ * `records` without holding the event loop: the text goes to csv-parse's
+ * stream API 16 KiB at a time, and between two chunks the loop gets a turn
+ * (timers and I/O run, so other calls and health checks are answered
+ * meanwhile). Yields each chunk's records together: one await per chunk,
+ * not per record, keeps the reading as cheap as `records`.
+ */
+async function* streamRecords(text: string, delimiter: Delimiter, errors: CsvRowError[]): AsyncGenerator<RawRecord[]> {
+  const skips: Skip[] = [];
+  const parser = parseStream(parseOptions(text, delimiter, skips));
+  const parsed: string[][] = [];
+  // Set by the parser's error event (a closure TypeScript cannot follow, hence an object).
+  const failed: { error: Error | null } = { error: null };
+  parser.on("data", (cells: string[]) => parsed.push(cells));
+  parser.on("error", (e: Error) => (failed.error ??= e));
+  const ended = new Promise<void>((resolve) => parser.once("end", resolve).once("error", () => resolve()));
+  const lines = lineCounter(skips, errors);
+  let r = 0;
+  const take = () => {
+    const out: RawRecord[] = [];
+    for (const cells of parsed.splice(0)) {
+      const rec = lines.record(r++, cells);
+      if (rec) out.push(rec);
+    }
+    return out;
+  };
+  try {
+    for (let i = 0; i < text.length; i += STREAM_CHUNK_CHARS) {
+      parser.write(text.slice(i, i + STREAM_CHUNK_CHARS));
+      // The chunk's records arrive (data events) before the loop's next turn ends this wait.
+      await nextTurn();
+      if (failed.error) throw failed.error;
+      yield take();
+    }
+    parser.end();
+    await ended;
+    if (failed.error) throw failed.error;
+    const rest = take();
+    lines.end();
+    yield rest;
+  } finally {
+    parser.destroy();
+  }
 }
 
 function describeParseError(err: CsvError): string {
@@ -255,6 +335,76 @@ function readAs(cell: string, decimal: DecimalSeparator): string {
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== "";
 
+/** The header row, checked: no two columns with one name. */
+function headerOf(first: RawRecord | undefined): string[] {
+  if (!first) throw invalid("CSV_EMPTY", "The CSV is empty");
+  const headers = first.cells.map((h) => h.trim());
+  const twice = duplicateHeaders(headers);
+  if (twice.length) {
+    throw invalid(
+      "CSV_DUPLICATE_HEADER",
+      `The CSV has more than one column named ${twice.map((h) => `"${h}"`).join(", ")}: rename them so each ` +
+        `column has its own name`,
+    );
+  }
+  return headers;
+}
+
+/** What reading a row needs, once the file's reading is settled. */
+interface RowReading {
+  headers: string[];
+  delimiter: Delimiter;
+  indexes: ColumnIndexes;
+  dateFormat: DateFormat;
+  decimalSeparator: DecimalSeparator;
+  positiveIsDebit: boolean;
+}
+
+/** One record as a transaction row (its key still to assign), or why it is a bad line. */
+function rowOf(r: RawRecord, x: RowReading): CsvRow | CsvRowError {
+  const { headers, indexes } = x;
+  const cell = (i: number | undefined) => (i === undefined ? "" : (r.cells[i] ?? "").trim());
+  // Fields past the header's are data with no column; empty ones (a trailing delimiter) lose nothing.
+  if (r.cells.length > headers.length && r.cells.slice(headers.length).some((c) => c.trim() !== "")) {
+    let used = r.cells.length;
+    while (r.cells[used - 1].trim() === "") used--;
+    return {
+      line: r.line,
+      reason:
+        `the line has ${used} fields but the header has ${headers.length} ` +
+        `(an unquoted "${x.delimiter === "\t" ? "tab" : x.delimiter}" inside a field?)`,
+    };
+  }
+  const rawDate = cell(indexes.date);
+  const date = parseDateCell(rawDate, x.dateFormat);
+  if (!date) return { line: r.line, reason: `"${clip(rawDate)}" is not a date written ${x.dateFormat}` };
+  // The ledger's own limits, said here with the cell rather than by the sync with an id the person never saw.
+  // parseDateCell has checked the day; only the ledger's range of years is left (no Date per row).
+  const year = Number(date.slice(0, 4));
+  if (year < DATE_MIN_YEAR || year > DATE_MAX_YEAR) {
+    return { line: r.line, reason: `"${clip(rawDate)}" is outside the years ${DATE_MIN_YEAR} to ${DATE_MAX_YEAR}` };
+  }
+  const bankId = cell(indexes.id);
+  if (bankId.length > MAX_BANK_ID) {
+    return { line: r.line, reason: `the id "${clip(bankId)}" is longer than ${MAX_BANK_ID} characters` };
+  }
+  const amount = rowAmount(r, indexes, x.decimalSeparator, x.positiveIsDebit, (rr, i) =>
+    i === undefined ? "" : (rr.cells[i] ?? "").trim(),
+  );
+  if ("error" in amount) return { line: r.line, reason: amount.error };
+  return {
+    line: r.line,
+    date,
+    amount: amount.amount,
+    description: cell(indexes.description).replace(/\s+/g, " "),
+    merchant: cell(indexes.merchant) || null,
+    category: cell(indexes.category) || null,
+    key: bankId,
+  };
+}
+
+const isRow = (x: CsvRow | CsvRowError): x is CsvRow => "date" in x;
+
 /**
  * Reads a CSV: the first record is the header row, every later one a
  * transaction. A row that cannot be read (bad date, bad amount, broken
@@ -268,75 +418,96 @@ export function readCsv(text: string, opts: CsvReadOptions = {}): ParsedCsv {
   const errors: CsvRowError[] = [];
   const limit = opts.sampleRecords === undefined ? undefined : opts.sampleRecords + 1;
   const all = records(text, delimiter, errors, limit);
-  if (all.length === 0) throw invalid("CSV_EMPTY", "The CSV is empty");
-  const headers = all[0].cells.map((h) => h.trim());
-  const twice = duplicateHeaders(headers);
-  if (twice.length) {
-    throw invalid(
-      "CSV_DUPLICATE_HEADER",
-      `The CSV has more than one column named ${twice.map((h) => `"${h}"`).join(", ")}: rename them so each ` +
-        `column has its own name`,
-    );
-  }
+  const headers = headerOf(all[0]);
   const body = all.slice(1);
   if (body.length === 0 && errors.length === 0) throw invalid("CSV_EMPTY", "The CSV has a header row but no rows");
   const { mapping, indexes, dateFormat, decimalSeparator, ambiguities } = settle(headers, body, delimiter, opts);
-  const cell = (r: RawRecord, i: number | undefined) => (i === undefined ? "" : (r.cells[i] ?? "").trim());
+  const reading = {
+    headers,
+    delimiter,
+    indexes,
+    dateFormat,
+    decimalSeparator,
+    positiveIsDebit: opts.positiveIsDebit === true,
+  };
   const rows: CsvRow[] = [];
   for (const r of body) {
-    // Fields past the header's are data with no column; empty ones (a trailing delimiter) lose nothing.
-    if (r.cells.length > headers.length && r.cells.slice(headers.length).some((c) => c.trim() !== "")) {
-      let used = r.cells.length;
-      while (r.cells[used - 1].trim() === "") used--;
-      errors.push({
-        line: r.line,
-        reason:
-          `the line has ${used} fields but the header has ${headers.length} ` +
-          `(an unquoted "${delimiter === "\t" ? "tab" : delimiter}" inside a field?)`,
-      });
-      continue;
-    }
-    const rawDate = cell(r, indexes.date);
-    const date = parseDateCell(rawDate, dateFormat);
-    if (!date) {
-      errors.push({ line: r.line, reason: `"${clip(rawDate)}" is not a date written ${dateFormat}` });
-      continue;
-    }
-    // The ledger's own limits, said here with the cell rather than by the sync with an id the person never saw.
-    // parseDateCell has checked the day; only the ledger's range of years is left (no Date per row).
-    const year = Number(date.slice(0, 4));
-    if (year < DATE_MIN_YEAR || year > DATE_MAX_YEAR) {
-      errors.push({
-        line: r.line,
-        reason: `"${clip(rawDate)}" is outside the years ${DATE_MIN_YEAR} to ${DATE_MAX_YEAR}`,
-      });
-      continue;
-    }
-    const bankId = cell(r, indexes.id);
-    if (bankId.length > MAX_BANK_ID) {
-      errors.push({ line: r.line, reason: `the id "${clip(bankId)}" is longer than ${MAX_BANK_ID} characters` });
-      continue;
-    }
-    const amount = rowAmount(r, indexes, decimalSeparator, opts.positiveIsDebit === true, cell);
-    if ("error" in amount) {
-      errors.push({ line: r.line, reason: amount.error });
-      continue;
-    }
-    const description = cell(r, indexes.description).replace(/\s+/g, " ");
-    rows.push({
-      line: r.line,
-      date,
-      amount: amount.amount,
-      description,
-      merchant: cell(r, indexes.merchant) || null,
-      category: cell(r, indexes.category) || null,
-      key: bankId,
-    });
+    const x = rowOf(r, reading);
+    if (isRow(x)) rows.push(x);
+    else errors.push(x);
   }
   errors.sort((a, b) => a.line - b.line);
-  assignKeys(rows);
+  const assignKey = keyAssigner();
+  rows.forEach(assignKey);
   return { delimiter, headers, mapping, dateFormat, decimalSeparator, ambiguities, rows, errors };
 }
+
+/** How a stored import reads its file: everything settled when it was stored. */
+export interface SettledReading {
+  columnMapping: unknown;
+  dateFormat: string;
+  decimalSeparator: string;
+  positiveIsDebit: boolean;
+}
+
+/** A row of the file, or a bad line, in the order of the file. */
+export type CsvItem = { row: CsvRow } | { error: CsvRowError };
+
+/**
+ * The rows and bad lines of a file whose reading is settled, in file order,
+ * a chunk of the file at a time, without holding the event loop
+ * (streamRecords). Throws (invalid_input) what readCsv throws for a file
+ * that cannot be read at all, when it is met.
+ */
+export async function* streamCsv(text: string, settled: SettledReading): AsyncGenerator<CsvItem[]> {
+  const delimiter = detectDelimiter(text);
+  const errors: CsvRowError[] = [];
+  let reading: RowReading | null = null;
+  let bodySeen = false;
+  const assignKey = keyAssigner();
+  const badLines = () => errors.splice(0).map((error): CsvItem => ({ error }));
+  for await (const batch of streamRecords(text, delimiter, errors)) {
+    const out: CsvItem[] = [];
+    // Bad lines csv-parse skipped come before the record that follows them, in line order with it.
+    const pending = badLines();
+    for (const rec of batch) {
+      if (!reading) {
+        const headers = headerOf(rec);
+        const { indexes, dateFormat, decimalSeparator } = settle(headers, [], delimiter, {
+          columnMapping: settled.columnMapping,
+          dateFormat: settled.dateFormat,
+          decimalSeparator: settled.decimalSeparator,
+        });
+        reading = {
+          headers,
+          delimiter,
+          indexes,
+          dateFormat,
+          decimalSeparator,
+          positiveIsDebit: settled.positiveIsDebit,
+        };
+        continue;
+      }
+      bodySeen = true;
+      while (pending.length && itemLine(pending[0]) < rec.line) out.push(pending.shift()!);
+      const x = rowOf(rec, reading);
+      if (isRow(x)) {
+        assignKey(x);
+        out.push({ row: x });
+      } else {
+        out.push({ error: x });
+      }
+    }
+    out.push(...pending);
+    if (out.length) yield out;
+  }
+  if (!reading) headerOf(undefined);
+  if (!bodySeen && errors.length === 0) throw invalid("CSV_EMPTY", "The CSV has a header row but no rows");
+  const rest = badLines();
+  if (rest.length) yield rest;
+}
+
+const itemLine = (x: CsvItem) => ("row" in x ? x.row.line : x.error.line);
 
 /** The row's amount in Coffer's sign (positive = money out). */
 function rowAmount(
@@ -368,22 +539,23 @@ function rowAmount(
 }
 
 /**
- * Gives every row its provider transaction id. A bank id, when the export
- * has one, is the id. Otherwise the id is a fingerprint of the date, amount
- * and description plus an occurrence index: the n-th identical row of a day
- * gets index n, so two genuinely identical purchases stay two rows, and the
- * same file imported again yields the same ids (and so changes nothing).
+ * Gives each row, in file order, its provider transaction id. A bank id, when
+ * the export has one, is the id. Otherwise the id is a fingerprint of the
+ * date, amount and description plus an occurrence index: the n-th identical
+ * row of a day gets index n, so two genuinely identical purchases stay two
+ * rows, and the same file imported again yields the same ids (and so changes
+ * nothing).
  */
-function assignKeys(rows: CsvRow[]): void {
+function keyAssigner(): (row: CsvRow) => void {
   const seen = new Map<string, number>();
-  for (const row of rows) {
+  return (row) => {
     if (row.key) {
       row.key = `id:${row.key}`;
-      continue;
+      return;
     }
     const base = `${row.date}\u001f${row.amount}\u001f${row.description.toLowerCase()}`;
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     row.key = `fp:${createHash("sha256").update(`${base}\u001f${n}`).digest("base64url").slice(0, 24)}`;
-  }
+  };
 }
