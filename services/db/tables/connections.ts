@@ -145,17 +145,42 @@ export async function lockConnectionsWithCredentials(
   );
 }
 
-/** Connections the schedule should sync now: live, not paused, not attempted for `intervalSeconds`. */
-export async function dueConnectionIds(em: Em, intervalSeconds: number): Promise<string[]> {
-  const rows = await query<{ id: string }>(
+/** What the schedule leaves out: connections that are paused, disconnected or waiting for a re-login. */
+const SCHEDULED = `status in ('active', 'error') and not paused`;
+
+/**
+ * The connections the schedule syncs whose next sync is due within
+ * `withinSeconds`, and how many seconds from now it is due (0: due now or
+ * overdue). A sync is due `intervalSeconds` after the last one started
+ * (last_attempt_at); a connection never tried is due now.
+ */
+export async function scheduledSyncsDueWithin(
+  em: Em,
+  intervalSeconds: number,
+  withinSeconds: number,
+): Promise<{ id: string; waitSeconds: number }[]> {
+  return query<{ id: string; waitSeconds: number }>(
     em,
-    `select id from connections
-     where status in ('active', 'error') and not paused
-       and (last_attempt_at is null or last_attempt_at < now() - make_interval(secs => ?))
+    `select id, greatest(0, coalesce(extract(epoch from last_attempt_at + make_interval(secs => ?) - now()), 0))::float8
+       as "waitSeconds"
+     from connections
+     where ${SCHEDULED}
+       and (last_attempt_at is null or last_attempt_at < now() + make_interval(secs => ?) - make_interval(secs => ?))
      order by last_attempt_at nulls first`,
-    [intervalSeconds],
+    [intervalSeconds, withinSeconds, intervalSeconds],
   );
-  return rows.map((r) => r.id);
+}
+
+/** Seconds until the schedule's next sync of the connection is due (0: now), or null when the schedule leaves it out. */
+export async function secondsUntilScheduledSync(em: Em, id: string, intervalSeconds: number): Promise<number | null> {
+  const rows = await query<{ waitSeconds: number }>(
+    em,
+    `select greatest(0, coalesce(extract(epoch from last_attempt_at + make_interval(secs => ?) - now()), 0))::float8
+       as "waitSeconds"
+     from connections where id = ? and ${SCHEDULED}`,
+    [intervalSeconds, id],
+  );
+  return rows[0]?.waitSeconds ?? null;
 }
 
 /** The live connections of a provider's logins (item ids), in id order. */
