@@ -166,7 +166,9 @@ export async function start(env: NodeJS.ProcessEnv) {
       const now = Date.now();
       if (name === "core" && coreAwaitsDatabase) {
         // Not a crash of the core's: the database is down. Restarted at a steady pace, never counted.
-        say(`coffer core ${cause} while waiting for the database; restarting it in ${seconds(DATABASE_WAIT_RESTART_MS)}`);
+        say(
+          `coffer core ${cause} while waiting for the database; restarting it in ${seconds(DATABASE_WAIT_RESTART_MS)}`,
+        );
         pendingRestarts.set(
           name,
           setTimeout(() => {

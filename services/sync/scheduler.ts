@@ -127,13 +127,21 @@ export class SyncScheduler {
       await boss.schedule(DUE_QUEUE, "* * * * *", {}, { retryLimit: 0 });
       this.workerIds.push(
         await boss.work(DUE_QUEUE, polling, () =>
-          this.track(this.reported(async () => ({ resumed: await this.resumeInterrupted(), queued: await this.queueDueSyncs() }))),
+          this.track(
+            this.reported(async () => ({
+              resumed: await this.resumeInterrupted(),
+              queued: await this.queueDueSyncs(),
+            })),
+          ),
         ),
       );
     }
     // Syncs a core that died left behind resume now, not at the next minute.
     await this.resumeInterrupted().catch((err: unknown) =>
-      o.log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, "could not look for interrupted syncs"),
+      o.log.warn(
+        { err: { type: (err as Error).name, message: (err as Error).message } },
+        "could not look for interrupted syncs",
+      ),
     );
   }
 
@@ -208,7 +216,7 @@ export class SyncScheduler {
    */
   private async runJob(job: PgBoss.JobWithMetadata<SyncJob>): Promise<object> {
     if (!isSyncJob(job.data)) return { ignored: "malformed job" };
-    for (let retries = 0; ; ) {
+    for (let retries = 0; ;) {
       try {
         return await this.runJobOnce(job, job.data);
       } catch (e) {
