@@ -90,7 +90,7 @@ export function loggerOptions(service: string, level: string, stream?: LogStream
   };
 }
 
-/** A logger like a server's (loggerOptions), for what a process logs before it has a server (waiting for the database). */
+/** A logger like a server's (loggerOptions), for what a process logs before it has one (waiting for the database). */
 export function processLogger(service: string, level: string, stream?: LogStream): Logger {
   const { stream: out, ...options } = loggerOptions(service, level, stream) as { stream: LogStream } & object;
   return pino(options, out);
