@@ -71,7 +71,7 @@ async function startCore(s: Stack, name: string, extra: Record<string, string> =
     }),
   );
   procs.push(proc);
-  const core = coreClients(coreTransport(`http://127.0.0.1:${port}`, 5_000));
+  const core = coreClients(coreTransport(`http://127.0.0.1:${port}`, 30_000));
   await waitFor(
     async () => {
       if (proc.child.exitCode !== null) throw new Error(`${name} exited:\n${proc.lines.join("\n")}`);
@@ -93,14 +93,7 @@ async function connect(s: Stack, core: CoreClients, publicToken: string): Promis
     { provider: "plaid", userId: s.user, credentials: { public_token: publicToken } },
     auth(s),
   );
-  return connectionUuid(s, created.connection!.id);
-}
-
-async function connectionUuid(s: Stack, shortId: string): Promise<string> {
-  const [row] = await query<{ id: string }>(s.orm.em.fork(), `select id from connections where short_id = ?`, [
-    shortId,
-  ]);
-  return row.id;
+  return created.connection!.id;
 }
 
 interface Log {
@@ -185,7 +178,7 @@ describe("a database outage in the middle of a sync, under coffer start", () => 
     );
     procs.push(start);
     await waitForOk(`http://127.0.0.1:${restPort}/health/ready`, 60_000, [start]);
-    const core = coreClients(coreTransport(`http://127.0.0.1:${corePort}`, 5_000));
+    const core = coreClients(coreTransport(`http://127.0.0.1:${corePort}`, 30_000));
 
     // 400 rows in 8 pages; the 4th page takes 3 s to come, and the database goes away meanwhile.
     const { publicToken, item } = s.plaid.createPublicToken({ transactions: 400 });
@@ -269,10 +262,7 @@ describe("a core killed in the middle of a sync", () => {
        where application_name = 'coffer sync lock' and datname = current_database()`,
     );
     expect(killed).toEqual([{ ok: true }]);
-    const shortId = (
-      await query<{ s: string }>(s.orm.em.fork(), `select short_id as s from connections where id = ?`, [lockId])
-    )[0].s;
-    await second.core.connections.syncConnection({ id: shortId }, auth(s));
+    await second.core.connections.syncConnection({ id: lockId }, auth(s));
     const after = await settled(s, lockId, "both syncs to end", 60_000);
     expect(after.filter((l) => l.status === "interrupted").map((l) => l.error_code)).toEqual(["LOCK_LOST"]);
     expect(after.filter((l) => l.status === "error")).toEqual([]);
