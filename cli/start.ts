@@ -5,6 +5,7 @@ import { prettyLine } from "../common/logging.js";
 import { projectRoot } from "../common/project-root.js";
 import {
   AWAIT_DATABASE_ENV,
+  isDatabaseWaitMessage,
   isFirstRunSetupMessage,
   type DatabaseReadyMessage,
   type FirstRunSetupMessage,
@@ -18,10 +19,14 @@ const CHILDREN = ["core", "rest", "mcp"] as const;
 type ChildName = (typeof CHILDREN)[number];
 /** How long a child may take to stop on SIGTERM (the core gives in-flight calls 10 s) before it is killed. */
 const STOP_GRACE_MS = 15_000;
+/** A core that exits while it waits for the database is started again after this long. */
+const DATABASE_WAIT_RESTART_MS = 5_000;
 
-async function waitFor(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/** Waits for `url` to answer 2xx; the timeout does not run while `patient()` (the core is waiting for the database). */
+async function waitFor(url: string, timeoutMs: number, patient: () => boolean = () => false): Promise<void> {
+  let deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (patient()) deadline = Math.max(deadline, Date.now() + timeoutMs);
     try {
       const res = await fetch(url);
       if (res.ok) return;
@@ -104,6 +109,8 @@ export async function start(env: NodeJS.ProcessEnv) {
   let setupArrived: (m: FirstRunSetupMessage) => void = () => {};
   const firstRunSetup = new Promise<FirstRunSetupMessage>((r) => (setupArrived = r));
   let stopping = false;
+  /** The core said it is waiting for a database that does not answer (and has not said it answers since). */
+  let coreAwaitsDatabase = false;
 
   const stopAll = async (code: number) => {
     if (stopping) return;
@@ -136,7 +143,14 @@ export async function start(env: NodeJS.ProcessEnv) {
       detached: true,
     });
     if (name === "core") {
-      child.on("message", (m) => isFirstRunSetupMessage(m) && setupArrived(m));
+      coreAwaitsDatabase = false;
+      child.on("message", (m) => {
+        if (isFirstRunSetupMessage(m)) setupArrived(m);
+        if (isDatabaseWaitMessage(m)) {
+          coreAwaitsDatabase = m.kind === "database-waiting";
+          say(coreAwaitsDatabase ? "coffer core is waiting for the database" : "coffer core reached the database");
+        }
+      });
       const ready: DatabaseReadyMessage = { kind: "database-ready" };
       void opening.then(
         () => child.connected && child.send(ready),
@@ -150,6 +164,20 @@ export async function start(env: NodeJS.ProcessEnv) {
       gone = true;
       running.delete(name);
       const now = Date.now();
+      if (name === "core" && coreAwaitsDatabase) {
+        // Not a crash of the core's: the database is down. Restarted at a steady pace, never counted.
+        say(
+          `coffer core ${cause} while waiting for the database; restarting it in ${seconds(DATABASE_WAIT_RESTART_MS)}`,
+        );
+        pendingRestarts.set(
+          name,
+          setTimeout(() => {
+            pendingRestarts.delete(name);
+            if (!stopping) run(name);
+          }, DATABASE_WAIT_RESTART_MS),
+        );
+        return;
+      }
       const decision = records.get(name)!.crashed(now, now - startedAt);
       const crashes = `${decision.crashesInWindow} crash${decision.crashesInWindow === 1 ? "" : "es"}`;
       const window = seconds(policy.windowMs);
@@ -194,7 +222,7 @@ export async function start(env: NodeJS.ProcessEnv) {
   }
   try {
     // Ready means the REST gateway reaches the core and the core reaches the database.
-    await waitFor(`http://127.0.0.1:${restPort}/health/ready`, 30_000);
+    await waitFor(`http://127.0.0.1:${restPort}/health/ready`, 30_000, () => coreAwaitsDatabase);
     await waitFor(`http://127.0.0.1:${mcpPort}/health`, 30_000);
   } catch (err) {
     say(`Coffer did not become ready: ${(err as Error).message}`);

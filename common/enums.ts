@@ -26,6 +26,8 @@ export const SUMMARY_GROUPS = ["category", "month", "week", "day"] as const;
 export const ACCOUNT_TYPES = ["depository", "credit", "loan", "investment", "other"] as const;
 export const COUNTERPARTY_TYPES = ["merchant", "person", "organization", "other"] as const;
 export const CONNECTION_STATUSES = ["active", "error", "pending_reauth", "disconnected"] as const;
+/** A sync log's status; interrupted: its process died, the core shut down, or it lost its lock, between pages. */
+export const SYNC_LOG_STATUSES = ["running", "success", "error", "interrupted"] as const;
 export const SYNC_TRIGGERS = ["initial", "manual", "schedule", "webhook", "import", "reauth"] as const;
 export const REPORT_PRIORITIES = ["info", "warning", "critical"] as const;
 

@@ -1,5 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
-import { destination, stdSerializers } from "pino";
+import { destination, pino, stdSerializers, type Logger } from "pino";
 import { isProbe } from "./probes.js";
 
 /** Where log lines go instead of stdout: stderr for the MCP stdio server, a buffer in tests. */
@@ -88,6 +88,12 @@ export function loggerOptions(service: string, level: string, stream?: LogStream
       censor: "[redacted]",
     },
   };
+}
+
+/** A logger like a server's (loggerOptions), for what a process logs before it has one (waiting for the database). */
+export function processLogger(service: string, level: string, stream?: LogStream): Logger {
+  const { stream: out, ...options } = loggerOptions(service, level, stream) as { stream: LogStream } & object;
+  return pino(options, out);
 }
 
 /** A PostgreSQL error (pg's DatabaseError, or MikroORM's exception copied from one): a SQLSTATE and a routine. */

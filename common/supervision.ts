@@ -27,6 +27,20 @@ export interface DatabaseReadyMessage {
   kind: "database-ready";
 }
 
+/**
+ * The core tells the supervisor when it starts waiting for a database that
+ * does not answer, and when it answers again: a core that exits while it
+ * waits is not counted as crashing (the database is what is down).
+ */
+export interface DatabaseWaitMessage {
+  kind: "database-waiting" | "database-answers";
+}
+
+export const isDatabaseWaitMessage = (m: unknown): m is DatabaseWaitMessage =>
+  typeof m === "object" &&
+  m !== null &&
+  ["database-waiting", "database-answers"].includes((m as { kind?: unknown }).kind as string);
+
 /** Resolves at once, unless the supervisor said (AWAIT_DATABASE_ENV) that it will tell when the database is up. */
 export function databaseReady(env: NodeJS.ProcessEnv): Promise<void> {
   if (env[AWAIT_DATABASE_ENV] !== "1" || !process.send) return Promise.resolve();

@@ -1,6 +1,7 @@
 import type PgBoss from "pg-boss";
 import type { FastifyBaseLogger } from "fastify";
 import type { CoreConfig } from "./config.js";
+import { failWhenDatabaseAnswers } from "./db/availability.js";
 import type { Em } from "./db/orm.js";
 import { SCHEDULE, type ScheduledQueue } from "./schedule.js";
 
@@ -25,7 +26,9 @@ export interface RunningTasks {
  * Puts each task's schedule into pg-boss (when this core keeps the schedule)
  * and works its queue. The queues' policy ("stately") lets one run be active
  * and one wait, so runs of a task never overlap across cores; a failing run is
- * logged, fails its job, and the next one happens as scheduled.
+ * logged, fails its job, and the next one happens as scheduled. A run that
+ * failed because the database is away fails its job once the database
+ * answers (pg-boss would leave the failure of that report unhandled).
  */
 export async function startPeriodicTasks(
   boss: PgBoss,
@@ -39,6 +42,7 @@ export async function startPeriodicTasks(
   },
 ): Promise<RunningTasks> {
   const inFlight = new Set<Promise<unknown>>();
+  const stopping = new AbortController();
   const workers = new Map<ScheduledQueue, string>();
   for (const task of tasks) {
     if (opts.schedule) await boss.schedule(task.queue, SCHEDULE[task.queue], {}, { retryLimit: 0 });
@@ -46,10 +50,15 @@ export async function startPeriodicTasks(
       task.queue,
       { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize: 1 },
       async () => {
-        const run = task.run(opts.fork(), opts.config).catch((err: unknown) => {
-          opts.log.warn({ err, task: task.name }, "periodic task failed");
-          throw err;
-        });
+        const run = failWhenDatabaseAnswers(
+          opts.config.databaseUrl,
+          () =>
+            task.run(opts.fork(), opts.config).catch((err: unknown) => {
+              opts.log.warn({ err, task: task.name }, "periodic task failed");
+              throw err;
+            }),
+          { signal: stopping.signal },
+        );
         inFlight.add(run);
         try {
           return { result: await run };
@@ -68,6 +77,7 @@ export async function startPeriodicTasks(
       return id;
     },
     async stop() {
+      stopping.abort();
       for (const queue of workers.keys()) await boss.offWork(queue);
       await Promise.allSettled([...inFlight]);
     },

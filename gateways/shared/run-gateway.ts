@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { readEnv, type CofferEnv, type TrustProxy } from "../../common/env.js";
-import { prettyLogStream, type LogStream } from "../../common/logging.js";
+import { prettyLogStream, processLogger, type LogStream } from "../../common/logging.js";
+import { handleProcessFaults, type FaultLogger } from "../../common/process-faults.js";
 import { stopWithSupervisor } from "../../common/supervision.js";
 import { VERSION } from "../../common/version.js";
 import { coreClients, coreTransport, type CoreClients } from "./core-client.js";
@@ -31,6 +32,13 @@ export async function runGateway(
   const e = readEnv(env);
   // The app's logger, once there is an app (the client to the core is made first).
   const logTo: { log?: FastifyBaseLogger } = {};
+  const logStream = e.logFormat === "pretty" ? prettyLogStream() : undefined;
+  let fallbackLog: FaultLogger | null = null;
+  let stopGateway = (code: number) => process.exit(code); // until the app runs, nothing needs finishing
+  handleProcessFaults({
+    log: () => logTo.log ?? (fallbackLog ??= processLogger("gateway", e.logLevel, logStream)),
+    stop: (code) => stopGateway(code),
+  });
   const core = coreClients(
     awaitWrites(
       coreTransport(e.coreUrl, e.coreTimeoutMs, (reason) =>
@@ -46,7 +54,6 @@ export async function runGateway(
     allowedHosts: e.allowedHosts,
     allowedOrigins: e.mcpAllowedOrigins,
   };
-  const logStream = e.logFormat === "pretty" ? prettyLogStream() : undefined;
   const app = await build({
     core,
     version: VERSION,
@@ -57,10 +64,14 @@ export async function runGateway(
     env: e,
   });
   logTo.log = app.log;
-  const stop = async () => {
+  let closing = false;
+  const stop = async (code = 0) => {
+    if (closing) return;
+    closing = true;
     await app.close();
-    process.exit(0);
+    process.exit(code);
   };
+  stopGateway = (code) => void stop(code);
   // Before listen(): a signal as soon as the port answers still stops it cleanly.
   process.on("SIGTERM", () => void stop());
   process.on("SIGINT", () => void stop());

@@ -19,6 +19,9 @@ export const LOCK_KEYS = {
   seriesDetection: 7_100_014,
 } as const;
 
+/** The sessions holding sync locks carry this name (pg_stat_activity). */
+export const SYNC_LOCK_APPLICATION_NAME = "coffer sync lock";
+
 /** First key of the two-key sync lock; the second is the connection's hash. */
 const SYNC_LOCK_SPACE = 7_100_002;
 
@@ -30,6 +33,12 @@ export async function lockForTransaction(tx: Em, lock: TransactionLock): Promise
 }
 
 export interface HeldLock {
+  /**
+   * Whether the lock is still held: its session is alive and answers. A
+   * session lock goes only with its session, so a session that answers still
+   * holds it; one that died (killed, cut off, the database restarted) lost it.
+   */
+  held(): Promise<boolean>;
   release(): Promise<void>;
 }
 
@@ -42,9 +51,11 @@ export interface HeldLock {
  * the lock goes with it, so a crashed sync never blocks the next one.
  */
 export async function tryLockConnection(databaseUrl: string, connectionId: string): Promise<HeldLock | null> {
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: "coffer sync lock" });
-  // A dropped lock connection ends the session (and the lock); the sync's own writes notice nothing.
-  client.on("error", () => undefined);
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: SYNC_LOCK_APPLICATION_NAME });
+  // A dropped lock connection ends the session (and the lock): the sync asks held() before each page.
+  let lost = false;
+  client.on("error", () => (lost = true));
+  client.on("end", () => (lost = true));
   await client.connect();
   try {
     const { rows } = await client.query<{ ok: boolean }>("select pg_try_advisory_lock($1, hashtext($2)) as ok", [
@@ -59,5 +70,16 @@ export async function tryLockConnection(databaseUrl: string, connectionId: strin
     await client.end().catch(() => undefined);
     throw e;
   }
-  return { release: () => client.end().catch(() => undefined) };
+  return {
+    held: async () => {
+      if (lost) return false;
+      try {
+        await client.query("select 1");
+        return !lost;
+      } catch {
+        return false;
+      }
+    },
+    release: () => client.end().catch(() => undefined),
+  };
 }

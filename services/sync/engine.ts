@@ -7,7 +7,8 @@ import { applyPage, ConnectionGone, MAX_LOGGED_SKIPS, type PageContext } from ".
 import { mappedCategorySlug } from "./category-map.js";
 import type { CredentialCipher } from "./credentials.js";
 import type { PostCommitHook } from "./hooks.js";
-import { tryLockConnection } from "../db/locks.js";
+import { isDatabaseUnreachable } from "../db/availability.js";
+import { tryLockConnection, type HeldLock } from "../db/locks.js";
 import { markConnectionSynced, setConnectionError } from "../db/tables/connections.js";
 import { pageBatches } from "./page-batches.js";
 import { addSyncLogSkips, endSyncLog, interruptRunningSyncLogs, startSyncLog } from "../db/tables/sync-logs.js";
@@ -58,13 +59,24 @@ export interface RunOptions {
 export type SyncOutcome =
   | ({ status: "success"; syncLogId: string } & SyncCounts)
   | { status: "error"; syncLogId: string; failure: SyncFailure; retry: boolean }
-  /** Stopped between pages (shutdown); what was committed stays, the next sync continues from it. */
-  | { status: "interrupted"; syncLogId: string }
+  /**
+   * Stopped between pages: the core is shutting down, the connection was
+   * disconnected, or the sync lost its lock (lock_lost: its session died, and
+   * another sync may hold it now). What was committed stays; the next sync
+   * continues from it.
+   */
+  | { status: "interrupted"; syncLogId: string; reason: "shutdown" | "disconnected" | "lock_lost" }
   /** Another process is syncing this connection right now. */
   | { status: "busy" }
   | { status: "skipped"; reason: "not_found" | "disconnected" | "satisfied" | "paused" | "pending_reauth" };
 
-/** The connection was marked as needing a login after the sync (its log `l`) started. */
+/** The sync's lock went with its database session: another sync may run now, so this one stops. */
+class LockLost extends Error {
+  constructor() {
+    super("The sync lost its lock (its database session ended); the next sync continues from its last page");
+  }
+}
+
 /** Who the audit timeline names for what a sync does. */
 const syncActor = (provider: string): Actor => ({ type: "system", id: null, keyId: null, name: `sync (${provider})` });
 
@@ -90,13 +102,13 @@ export class SyncEngine {
     const lock = await tryLockConnection(this.deps.databaseUrl, connectionId);
     if (!lock) return { status: "busy" };
     try {
-      return await this.runLocked(connectionId, opts);
+      return await this.runLocked(connectionId, opts, lock);
     } finally {
       await lock.release();
     }
   }
 
-  private async runLocked(connectionId: string, opts: RunOptions): Promise<SyncOutcome> {
+  private async runLocked(connectionId: string, opts: RunOptions, lock: HeldLock): Promise<SyncOutcome> {
     const em = this.em();
     const conn = await em.findOne(ConnectionEntity, { id: connectionId }, { refresh: true });
     if (!conn) return { status: "skipped", reason: "not_found" };
@@ -119,9 +131,9 @@ export class SyncEngine {
     // The file import this sync runs (a CSV connection's newest), whose record follows the sync's outcome.
     const run = { importId: null as string | null };
     try {
-      await this.syncPages(em, conn, syncLogId, counts, opts, run);
+      await this.syncPages(em, conn, syncLogId, counts, opts, run, lock);
     } catch (e) {
-      return this.fail(em, conn, syncLogId, counts, e, run.importId);
+      return this.fail(em, conn, syncLogId, counts, e, run.importId, lock);
     }
     if (opts.signal?.aborted) {
       const interrupted = {
@@ -132,7 +144,7 @@ export class SyncEngine {
         await this.endLog(tx, syncLogId, "interrupted", interrupted);
         await fileImportEnded(tx, run.importId, "interrupted", counts, null);
       });
-      return { status: "interrupted", syncLogId };
+      return { status: "interrupted", syncLogId, reason: "shutdown" };
     }
     await em.transactional(async (tx) => {
       await this.endLog(tx, syncLogId, "success", null);
@@ -156,6 +168,7 @@ export class SyncEngine {
     counts: SyncCounts,
     opts: RunOptions,
     run: { importId: string | null },
+    lock: HeldLock,
   ) {
     const provider = this.deps.registry.configured(conn.provider);
     const { credentials, importId } = await connectionInput(em, this.deps.cipher, conn.id, provider);
@@ -183,6 +196,8 @@ export class SyncEngine {
       loggedSkips: Math.min(MAX_LOGGED_SKIPS, accounts.skipped.length),
     };
     for await (const { page, pages } of pageBatches(provider.sync(credentials, conn.cursor ?? null, call))) {
+      // Only the lock's holder may commit: a sync whose lock went with its session stops here.
+      if (!(await lock.held())) throw new LockLost();
       const r = await applyPage(em, ctx, page, pages);
       ctx.cursorBefore = page.nextCursor;
       ctx.loggedSkips = Math.min(MAX_LOGGED_SKIPS, ctx.loggedSkips + r.skipped.length);
@@ -238,10 +253,26 @@ export class SyncEngine {
     counts: SyncCounts,
     e: unknown,
     importId: string | null,
+    lock: HeldLock,
   ): Promise<SyncOutcome> {
     if (e instanceof ConnectionGone) {
-      await this.endLog(em, syncLogId, "interrupted", { code: "DISCONNECTED", message: e.message });
-      return { status: "interrupted", syncLogId };
+      const gone = { code: "DISCONNECTED", message: e.message };
+      await em.transactional(async (tx) => {
+        await this.endLog(tx, syncLogId, "interrupted", gone);
+        await fileImportEnded(tx, importId, "interrupted", counts, gone);
+      });
+      return { status: "interrupted", syncLogId, reason: "disconnected" };
+    }
+    // Nothing can be recorded without the database: the caller waits for it and syncs again, and
+    // that sync closes this one's log as interrupted (services/sync/scheduler.ts).
+    if (isDatabaseUnreachable(e)) throw e;
+    // A sync that lost its lock may have lost a race to a newer one (a moved cursor, say): that is
+    // no failure of the connection, whose data the newer sync keeps whole (with its file import, if any).
+    if (e instanceof LockLost || !(await lock.held())) {
+      const message = e instanceof LockLost ? e.message : new LockLost().message;
+      this.deps.log.warn({ connection: conn.shortId, pages: counts.pages }, "sync lost its lock; stopped");
+      await this.endLog(em, syncLogId, "interrupted", { code: "LOCK_LOST", message });
+      return { status: "interrupted", syncLogId, reason: "lock_lost" };
     }
     const failure = classifyFailure(e);
     const logged = { connection: conn.shortId, provider: conn.provider, code: failure.code, pages: counts.pages };

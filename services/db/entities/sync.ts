@@ -42,10 +42,10 @@ export const ConnectionEntity = defineEntity({
 });
 export type Connection = InferEntity<typeof ConnectionEntity>;
 
-import { SYNC_TRIGGERS } from "../../../common/enums.js";
+import { SYNC_LOG_STATUSES, SYNC_TRIGGERS } from "../../../common/enums.js";
 export { SYNC_TRIGGERS };
 export type SyncTrigger = (typeof SYNC_TRIGGERS)[number];
-export type SyncLogStatus = "running" | "success" | "error" | "interrupted";
+export type SyncLogStatus = (typeof SYNC_LOG_STATUSES)[number];
 
 export const SyncLogEntity = defineEntity({
   name: "SyncLog",

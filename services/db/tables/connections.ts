@@ -146,17 +146,49 @@ export async function lockConnectionsWithCredentials(
   );
 }
 
-/** Connections the schedule should sync at `now`: live, not paused, not attempted for `intervalSeconds`. */
-export async function dueConnectionIds(em: Em, now: Date, intervalSeconds: number): Promise<string[]> {
-  const rows = await query<{ id: string }>(
+/** What the schedule leaves out: connections that are paused, disconnected or waiting for a re-login. */
+const SCHEDULED = `status in ('active', 'error') and not paused`;
+
+/**
+ * The connections the schedule syncs whose next sync is due within
+ * `withinSeconds`, and how many seconds from now it is due (0: due now or
+ * overdue). A sync is due `intervalSeconds` after the last one started
+ * (last_attempt_at); a connection never tried is due now.
+ */
+export async function scheduledSyncsDueWithin(
+  em: Em,
+  now: Date,
+  intervalSeconds: number,
+  withinSeconds: number,
+): Promise<{ id: string; waitSeconds: number }[]> {
+  return query<{ id: string; waitSeconds: number }>(
     em,
-    `select id from connections
-     where status in ('active', 'error') and not paused
-       and (last_attempt_at is null or last_attempt_at < ?::timestamptz - make_interval(secs => ?))
+    `select id, greatest(0, coalesce(extract(epoch from last_attempt_at + make_interval(secs => ?) - ?::timestamptz), 0))::float8
+       as "waitSeconds"
+     from connections
+     where ${SCHEDULED}
+       and (last_attempt_at is null
+            or last_attempt_at < ?::timestamptz + make_interval(secs => ?) - make_interval(secs => ?))
      order by last_attempt_at nulls first`,
-    [now, intervalSeconds],
+    [intervalSeconds, now, now, withinSeconds, intervalSeconds],
   );
-  return rows.map((r) => r.id);
+}
+
+/** Seconds until the schedule's next sync of the connection is due (0: now), or null when the schedule leaves it out. */
+export async function secondsUntilScheduledSync(
+  em: Em,
+  id: string,
+  now: Date,
+  intervalSeconds: number,
+): Promise<number | null> {
+  const rows = await query<{ waitSeconds: number }>(
+    em,
+    `select greatest(0, coalesce(extract(epoch from last_attempt_at + make_interval(secs => ?) - ?::timestamptz), 0))::float8
+       as "waitSeconds"
+     from connections where id = ? and ${SCHEDULED}`,
+    [intervalSeconds, now, id],
+  );
+  return rows[0]?.waitSeconds ?? null;
 }
 
 /** The live connections of a provider's logins (item ids), in id order. */

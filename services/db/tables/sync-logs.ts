@@ -41,16 +41,33 @@ export async function syncLogRowsByIds(em: Em, ids: string[]): Promise<SyncLogRo
   );
 }
 
-/** Ends the connection's logs still "running": their sync's process died (the caller holds the sync lock). */
-export async function interruptRunningSyncLogs(em: Em, connectionId: string): Promise<void> {
-  await query(
+/**
+ * Ends the connection's logs still "running": their sync's process died (the
+ * caller holds the sync lock). Returns the trigger of the newest one, or null
+ * when there was none.
+ */
+export async function interruptRunningSyncLogs(em: Em, connectionId: string): Promise<SyncTrigger | null> {
+  const rows = await query<{ trigger: SyncTrigger }>(
     em,
-    `update sync_logs set status = 'interrupted', finished_at = now(), error_code = 'INTERRUPTED',
-       error_message = 'The sync stopped before it finished (its process ended); '
-         || 'the next sync continued from its last committed page'
-     where connection_id = ? and status = 'running'`,
+    `with ended as (
+       update sync_logs set status = 'interrupted', finished_at = now(), error_code = 'INTERRUPTED',
+         error_message = 'The sync stopped before it finished (its process ended); '
+           || 'the next sync continued from its last committed page'
+       where connection_id = ? and status = 'running'
+       returning trigger, started_at)
+     select trigger from ended order by started_at desc limit 1`,
     [connectionId],
   );
+  return rows[0]?.trigger ?? null;
+}
+
+/** The connections with a sync log still "running" (a sync in progress, or one whose process died). */
+export async function connectionsWithRunningSyncLogs(em: Em): Promise<string[]> {
+  const rows = await query<{ id: string }>(
+    em,
+    `select distinct connection_id as id from sync_logs where status = 'running' order by 1`,
+  );
+  return rows.map((r) => r.id);
 }
 
 /** Starts a sync log, and stamps the connection's last_attempt_at in the same statement. */

@@ -72,13 +72,17 @@ const logs = (id: string) =>
     [id],
   );
 
-/** No sync job waiting, retrying or running (a deferred one included). */
+/**
+ * No sync job waiting, retrying or running (a deferred one included), besides
+ * the schedule's next sync of each connection, due an interval later.
+ */
 const quiet = () =>
   waitFor(async () => {
     const [r] = await query<{ n: number }>(
       em(),
       `select count(*)::int as n from pgboss.job
-       where name = 'coffer-sync' and state in ('created', 'retry', 'active')`,
+       where name = 'coffer-sync' and state in ('created', 'retry', 'active')
+         and not (state = 'created' and singleton_key like '%:schedule' and start_after > now() + interval '10 minutes')`,
     );
     return r.n === 0;
   }, "the sync queue to empty");
