@@ -182,7 +182,9 @@ export async function firstRunSetupUrl(em: Em, publicUrl: string): Promise<strin
 const EXPIRED_LINK = "This setup link has been used or has expired; ask for a new one";
 
 async function liveSetupToken(em: Em, token: string, lock = false): Promise<LiveSetupTokenRow> {
-  const row = /^[A-Za-z0-9_-]{43}$/.test(token) ? await liveSetupTokenByHash(em, hashSecret(token), nowOf(em), lock) : undefined;
+  const row = /^[A-Za-z0-9_-]{43}$/.test(token)
+    ? await liveSetupTokenByHash(em, hashSecret(token), nowOf(em), lock)
+    : undefined;
   if (!row) throw new CofferError("EXPIRED", EXPIRED_LINK);
   return row;
 }

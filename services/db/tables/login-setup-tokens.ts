@@ -39,10 +39,11 @@ export async function liveSetupTokenByHash(
   now: Date,
   lock: boolean,
 ): Promise<LiveSetupTokenRow | undefined> {
+  const lockClause = lock ? " for update of t" : "";
   const [row] = await query<LiveSetupTokenRow>(
     em,
     `select t.id, t.login_id, l.email, l.role from login_setup_tokens t left join logins l on l.id = t.login_id
-     where t.token_hash = ? and t.consumed_at is null and t.expires_at > ?::timestamptz${lock ? " for update of t" : ""}`,
+     where t.token_hash = ? and t.consumed_at is null and t.expires_at > ?::timestamptz${lockClause}`,
     [tokenHash, now],
   );
   return row;
