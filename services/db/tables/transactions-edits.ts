@@ -1,7 +1,6 @@
 import type { CategorySource } from "../entities/index.js";
 import type { Em } from "../orm.js";
 import { pgArray, query } from "../sql.js";
-import type { IdLookup } from "./transactions.js";
 
 /**
  * The statements that change a transaction on a person's or an agent's

@@ -12,7 +12,7 @@ import { pgArray, query } from "../sql.js";
  */
 
 /** How a row is named in a lookup: its UUID or its short id. */
-export type IdLookup = { column: "id" | "short_id"; value: string };
+type IdLookup = { column: "id" | "short_id"; value: string };
 
 // ---------------------------------------------------------------- lookups
 

@@ -85,7 +85,7 @@ describe("pageBatches", () => {
     ]);
   });
 
-  it("never joins past the row limit, a page with a complete window, or a page naming a row already in the batch", async () => {
+  it("never joins past the row limit, a page with a complete window, or a page naming a row in the batch", async () => {
     const windowed = page("4", ["w"], {
       windows: [{ providerAccountId: "acc", from: "2026-01-01", to: "2026-01-31" }],
     });
@@ -116,7 +116,7 @@ describe("pageBatches", () => {
     ]);
   });
 
-  it("hands over the pages that arrived before a failure, then throws it, never as an unhandled rejection", async () => {
+  it("hands over the pages that arrived before a failure, then throws it, never as unhandled", async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown) => unhandled.push(e);
     process.on("unhandledRejection", onUnhandled);

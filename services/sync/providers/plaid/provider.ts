@@ -287,20 +287,20 @@ export class PlaidProvider implements Provider {
 
   /** One Plaid call's data; any failure becomes a ProviderError (never the axios error, which holds the secret). */
   private async call<T>(request: () => Promise<{ data: T }>): Promise<T> {
-    try {
-      return (await request()).data;
-    } catch (err) {
-      // A kept-alive socket the server closed while the sync committed a batch (its idle timeout) is reset
-      // by the next request before any answer: sent again once, on a new socket.
-      if (!isStaleSocket(err)) throw toProviderError(err);
-    }
-    try {
-      return (await request()).data;
-    } catch (err) {
-      throw toProviderError(err);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await request()).data;
+      } catch (err) {
+        // A kept-alive socket the server closed while the sync committed a batch (its idle timeout) is reset
+        // by the next request before any answer: sent again, on another socket.
+        if (!isStaleSocket(err) || attempt === STALE_SOCKET_ATTEMPTS) throw toProviderError(err);
+      }
     }
   }
 }
+
+/** How many times a request reset before any answer is sent (each pooled socket may be stale). */
+const STALE_SOCKET_ATTEMPTS = 3;
 
 /** A request reset by the server before any answer came (the socket was closed under it). */
 const isStaleSocket = (err: unknown) =>
