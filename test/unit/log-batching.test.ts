@@ -33,6 +33,8 @@ function logger(lines: number) {
         check();
       });
       child.once("exit", (code) => reject(new Error(`the logger exited (${code}) after ${lineCount()} lines`)));
+      // Fails before the test's own timeout, so that `finally` still stops the process.
+      setTimeout(() => reject(new Error(`only ${lineCount()} of ${n} lines arrived in 20 s`)), 20_000).unref();
     });
   return { child, until, lines: () => out.split("\n").filter(Boolean) };
 }
