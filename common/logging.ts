@@ -54,14 +54,27 @@ export function prettyLogStream(out: LogStream = process.stdout): LogStream {
 
 let stdoutDestination: ReturnType<typeof destination> | null = null;
 
+/** Lines are written once this many bytes wait (about 15 request lines)... */
+export const LOG_BUFFER_BYTES = 4096;
+/** ...or this many milliseconds after they were logged, whichever comes first. */
+export const LOG_FLUSH_MS = 100;
+
 /**
- * Standard output for JSON lines, written asynchronously: a line costs a copy
- * into a buffer instead of a write system call on the calling request's time,
- * and lines logged while a write is under way leave together. pino flushes
- * what is left synchronously when the process exits. One per process.
+ * Standard output for JSON lines, written asynchronously and in batches: a
+ * line costs a copy into a buffer, and one write system call carries the
+ * lines of LOG_BUFFER_BYTES, or of the last LOG_FLUSH_MS when fewer are
+ * logged. A write per line (with a request line per call) was the largest
+ * single item of a call's CPU profile, in the core and in the gateways
+ * (bench/transactions/README.md). pino flushes what is left synchronously
+ * when the process exits. One per process.
  */
 function asyncStdout(): LogStream {
-  stdoutDestination ??= destination({ dest: 1, sync: false });
+  stdoutDestination ??= destination({
+    dest: 1,
+    sync: false,
+    minLength: LOG_BUFFER_BYTES,
+    periodicFlush: LOG_FLUSH_MS,
+  });
   return stdoutDestination;
 }
 

@@ -4,7 +4,7 @@
  * floors: see floorQueries below).
  *
  *   npm run bench:generate -- --n 1000000     # once
- *   npm run bench:transactions [-- --iterations 300 --depth 50 --search coffee]
+ *   npm run bench:transactions [-- --iterations 300 --depth 50 --search coffee --bin ../main/bin/coffer.js]
  *
  * Scenarios: the first page, and a deep page (the page after following
  * `--depth` cursors, fetched again and again with the same cursor), each
@@ -45,10 +45,13 @@ interface Proc {
 /** `--profile DIR` writes a V8 CPU profile of the core and the gateway there (open it in Chrome DevTools). */
 const profileDir = arg("profile", "");
 
+/** `--bin PATH`: the core and gateways of another checkout (its bin/coffer.js), to compare builds in one session. */
+const coffer = arg("bin", BIN);
+
 /** `coffer <args>`, or with `script` another Node program (the stack floor, through tsx). */
-function start(name: string, args: string[], env: NodeJS.ProcessEnv, script = BIN): Proc {
+function start(name: string, args: string[], env: NodeJS.ProcessEnv, script = coffer): Proc {
   const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}/${name}`] : [];
-  if (script !== BIN) nodeArgs.push("--import", "tsx");
+  if (script !== coffer) nodeArgs.push("--import", "tsx");
   // stdout (the JSON request log) is discarded; stderr is kept for a failure report.
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     cwd: ROOT,

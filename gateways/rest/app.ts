@@ -1,7 +1,7 @@
 import { ConnectError } from "@connectrpc/connect";
 import type { FastifyError, FastifyInstance, RouteOptions } from "fastify";
 import type { IncomingHttpHeaders } from "node:http";
-import helmet from "@fastify/helmet";
+import helmet from "helmet";
 import { hasZodFastifySchemaValidationErrors, validatorCompiler } from "fastify-type-provider-zod";
 import { readEnv, type TrustProxy } from "../../common/env.js";
 import type { LogStream } from "../../common/logging.js";
@@ -114,11 +114,13 @@ export async function buildRestApp(opts: RestAppOptions) {
   });
 
   // Security headers on every answer; the strict CSP matters for the console's pages (console.ts sets
-  // the link pages' own). Popups keep their opener (a bank's OAuth window opened by a widget).
-  await app.register(helmet, {
+  // the link pages' own). Popups keep their opener (a bank's OAuth window opened by a widget). helmet's
+  // middleware is made once: its fastify plugin made it anew for every request, parsing the policy each time.
+  const securityHeaders = helmet({
     contentSecurityPolicy: { useDefaults: false, directives: STRICT_DIRECTIVES },
     crossOriginOpenerPolicy: { policy: "same-origin-allow-popups" },
   });
+  app.addHook("onRequest", (req, reply, done) => securityHeaders(req.raw, reply.raw, () => done()));
 
   if (opts.onRoute) app.addHook("onRoute", opts.onRoute);
   // Before any route: the document is made from the routes as they are added.

@@ -36,9 +36,18 @@ export interface CofferProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node bin/coffer.js <args>` (a benchmark may name another checkout's bin) and collects its output by line. */
-export function spawnCoffer(name: string, args: string[], env: NodeJS.ProcessEnv, bin = COFFER_BIN): CofferProcess {
-  const child = spawnTracked(`coffer ${args.join(" ")}`, process.execPath, [bin, ...args], {
+/**
+ * Starts `node bin/coffer.js <args>` (a benchmark may name another checkout's bin, and give Node options
+ * such as --cpu-prof) and collects its output by line.
+ */
+export function spawnCoffer(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  bin = COFFER_BIN,
+  nodeArgs: string[] = [],
+): CofferProcess {
+  const child = spawnTracked(`coffer ${args.join(" ")}`, process.execPath, [...nodeArgs, bin, ...args], {
     env,
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
