@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ConnectionSchema, type Connection } from "../../gen/coffer/v1/sync_pb.js";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { ConnectionSchema, type Connection, type SyncConnectionResponse } from "../../gen/coffer/v1/sync_pb.js";
 import { restShapeOf, toRest } from "./rest-json.js";
 
 /** The fields of a connection in GET /api/v1/connections (and MCP's get_sync_status): exactly these, in order. */
@@ -17,6 +18,9 @@ const LISTED = [
   "user_name",
   "created_at",
   "updated_at",
+  "warnings",
+  "warning_rows",
+  "warnings_sync_log_id",
 ] as const;
 
 /** A connection as the listing shows it: REST's presenter, projected to the listed fields. */
@@ -30,3 +34,24 @@ export const listedShape = z.object(Object.fromEntries(LISTED.map((k) => [k, res
 
 /** A single connection (GET /connections/{id}, every write, MCP's list_connections): the listing and `paused`. */
 export const connectionJson = (c: Connection) => ({ ...listedConnection(c), paused: c.paused });
+
+/** The sync that answers a "Sync now" (REST `POST …/sync`, MCP `trigger_sync`): the one already pending, or the new one. */
+export const pendingSyncShape = z
+  .object({
+    state: z.enum(["waiting", "retrying", "running"]),
+    requested_at: z.iso.datetime(),
+    next_attempt_at: z.iso.datetime().nullable(),
+    retries: z.number().int(),
+  })
+  .nullable();
+
+export function pendingSyncJson(r: SyncConnectionResponse): z.infer<typeof pendingSyncShape> {
+  const s = r.sync;
+  if (!s) return null;
+  return {
+    state: s.state as "waiting" | "retrying" | "running",
+    requested_at: timestampDate(s.requestedAt!).toISOString(),
+    next_attempt_at: s.nextAttemptAt ? timestampDate(s.nextAttemptAt).toISOString() : null,
+    retries: s.retries,
+  };
+}

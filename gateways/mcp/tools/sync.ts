@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { CONNECTION_STATUSES } from "../../../common/enums.js";
-import { connectionJson, listedConnection } from "../../shared/connection-json.js";
+import {
+  connectionJson,
+  listedConnection,
+  pendingSyncJson,
+  pendingSyncShape,
+} from "../../shared/connection-json.js";
 import { asMcp } from "../../shared/rest-json.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
@@ -27,6 +32,17 @@ const connection = z.object({
   user_name: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
+  warnings: z
+    .number()
+    .int()
+    .describe(
+      "rows the newest sync that skipped any could not store (e.g. an amount that is not a whole number of " +
+        "cents); 0 when none. The connection stays active: everything else was stored",
+    ),
+  warning_rows: z
+    .array(z.object({ row: z.string(), reason: z.string(), amount: z.string().nullable() }))
+    .describe("the first 20 of those rows: where, why, and the amount as the provider wrote it"),
+  warnings_sync_log_id: z.string().nullable().describe("short id of the sync log that skipped them"),
 });
 
 export const getSyncStatus = defineTool({
@@ -68,14 +84,24 @@ export const triggerSync = defineTool({
   title: "Sync a connection now",
   description:
     "Queues a sync of one connection (it runs even when the connection is paused); the result shows up in " +
-    "get_sync_status once it ends. Needs a full_access key.",
+    "get_sync_status once it ends. A sync already waiting, retrying or running answers the request instead " +
+    "(already_pending: true). Needs a full_access key.",
   readOnly: false,
   inputSchema: { id: z.string().min(1).describe("connection id: the short id or the UUID (see list_connections)") },
-  outputSchema: { status: z.literal("queued"), connection: connection },
+  outputSchema: {
+    status: z.literal("queued"),
+    already_pending: z
+      .boolean()
+      .describe("true when a sync was already waiting, retrying or running: it answers this request, none is added"),
+    sync: pendingSyncShape.describe("the sync that answers the request (null once it has ended)"),
+    connection: connection,
+  },
   async handler(core, opts, args) {
     const r = await core.connections.syncConnection({ id: args.id }, opts);
     return {
       status: "queued" as const,
+      already_pending: !r.queued,
+      sync: pendingSyncJson(r),
       connection: asMcp(listedConnection(r.connection!)) as z.input<typeof connection>,
     };
   },

@@ -10,6 +10,7 @@ import { Migration0009Rules } from "./Migration0009Rules.js";
 import { Migration0010Logins } from "./Migration0010Logins.js";
 import { Migration0011ApiKeyNotify } from "./Migration0011ApiKeyNotify.js";
 import { Migration0012AnnotationIndexes } from "./Migration0012AnnotationIndexes.js";
+import { Migration0015ProviderFaults } from "./Migration0015ProviderFaults.js";
 
 /**
  * Static list of migrations, in order. umzug's dynamic import cannot load .ts
@@ -28,4 +29,5 @@ export const migrationsList = [
   { name: "Migration0010Logins", class: Migration0010Logins },
   { name: "Migration0011ApiKeyNotify", class: Migration0011ApiKeyNotify },
   { name: "Migration0012AnnotationIndexes", class: Migration0012AnnotationIndexes },
+  { name: "Migration0015ProviderFaults", class: Migration0015ProviderFaults },
 ];
