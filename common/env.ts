@@ -380,8 +380,7 @@ export function readEnv(env: Env = process.env, stdoutIsTty = process.stdout.isT
       tries: integer(env, "COFFER_PROVIDER_RETRIES", DEFAULTS.providerRetries, 1, 10),
       firstDelayMs: integer(env, "COFFER_PROVIDER_RETRY_DELAY_MS", DEFAULTS.providerRetryDelayMs, 1, 600_000),
       maxWaitMs:
-        1000 *
-        integer(env, "COFFER_PROVIDER_RETRY_MAX_WAIT_SECONDS", DEFAULTS.providerRetryMaxWaitSeconds, 0, 3600),
+        1000 * integer(env, "COFFER_PROVIDER_RETRY_MAX_WAIT_SECONDS", DEFAULTS.providerRetryMaxWaitSeconds, 0, 3600),
     },
     plaidLinkScriptUrl: httpUrl(env, "PLAID_LINK_SCRIPT_URL", DEFAULTS.plaidLinkScriptUrl),
     tellerConnectScriptUrl: httpUrl(env, "TELLER_CONNECT_SCRIPT_URL", DEFAULTS.tellerConnectScriptUrl),

@@ -35,12 +35,12 @@ export const listedShape = z.object(Object.fromEntries(LISTED.map((k) => [k, res
 /** A single connection (GET /connections/{id}, every write, MCP's list_connections): the listing and `paused`. */
 export const connectionJson = (c: Connection) => ({ ...listedConnection(c), paused: c.paused });
 
-/** The sync that answers a "Sync now" (REST `POST …/sync`, MCP `trigger_sync`): the one already pending, or the new one. */
+/** The sync that answers a "Sync now" (REST `POST …/sync`, MCP `trigger_sync`): the one already waiting, or the new one. */
 export const pendingSyncShape = z
   .object({
-    state: z.enum(["waiting", "retrying", "running"]),
+    state: z.enum(["waiting", "retrying"]),
     requested_at: z.iso.datetime(),
-    next_attempt_at: z.iso.datetime().nullable(),
+    next_attempt_at: z.iso.datetime(),
     retries: z.number().int(),
   })
   .nullable();
@@ -49,9 +49,9 @@ export function pendingSyncJson(r: SyncConnectionResponse): z.infer<typeof pendi
   const s = r.sync;
   if (!s) return null;
   return {
-    state: s.state as "waiting" | "retrying" | "running",
+    state: s.state as "waiting" | "retrying",
     requested_at: timestampDate(s.requestedAt!).toISOString(),
-    next_attempt_at: s.nextAttemptAt ? timestampDate(s.nextAttemptAt).toISOString() : null,
+    next_attempt_at: timestampDate(s.nextAttemptAt!).toISOString(),
     retries: s.retries,
   };
 }

@@ -163,9 +163,11 @@ export interface ManualSync {
 
 /**
  * Queues a sync now (it runs even when the connection is paused), unless one
- * is already waiting, retrying after a transient failure, or running: that
- * one answers this request too, so pressing "Sync now" again never starts a
- * second chain of syncs and retries.
+ * is already waiting to start, or waiting for its retry after a transient
+ * failure: that one answers this request too, so pressing "Sync now" again
+ * never starts a second chain of syncs and retries. A sync that is running
+ * does not answer it (it may have read the provider before the change the
+ * person expects): the new one runs after it.
  */
 export async function requestManualSync(em: Em, deps: ConnectionDeps, raw: string): Promise<ManualSync> {
   const c = await resolveConnection(em, raw);

@@ -150,7 +150,7 @@ export function syncRoutes(router: ConnectRouter, sync: SyncRuntime, cursorKeys:
           ? {
               state: r.sync.state,
               requestedAt: tsFromIso(r.sync.requestedAt),
-              nextAttemptAt: r.sync.nextAttemptAt ? tsFromIso(r.sync.nextAttemptAt) : undefined,
+              nextAttemptAt: tsFromIso(r.sync.nextAttemptAt),
               retries: r.sync.retries,
             }
           : undefined,

@@ -64,13 +64,13 @@ beforeAll(async () => {
   for (const name of ["core", "rest", "mcp"]) procs.push(spawnCoffer(name, [name], env));
   const [created] = await Promise.all([
     runCoffer(["keys", "create", "--name", "e2e provider faults", "--scope", "full_access"], env),
-    waitForOk(`${rest}/health/ready`, 45_000, procs),
-    waitForOk(`http://127.0.0.1:${mcpPort}/health/ready`, 45_000, procs),
+    waitForOk(`${rest}/health/ready`, 120_000, procs),
+    waitForOk(`http://127.0.0.1:${mcpPort}/health/ready`, 120_000, procs),
   ]);
   expect(created.code, created.stderr).toBe(0);
   adminKey = created.stdout.trim();
   userId = (await call("POST", "/api/v1/users", { name: "Ann" })).body.short_id;
-}, 90_000);
+}, 180_000);
 
 afterAll(async () => {
   await killAll(procs);
@@ -221,7 +221,12 @@ describe("never drop a cent", () => {
     });
 
     const conn = await connection(id);
-    expect(conn).toMatchObject({ status: "active", error_code: null, warnings: 1, warnings_sync_log_id: sync.short_id });
+    expect(conn).toMatchObject({
+      status: "active",
+      error_code: null,
+      warnings: 1,
+      warnings_sync_log_id: sync.short_id,
+    });
     expect(conn.warning_rows).toEqual(sync.skipped);
     // The next sync skips nothing, and the warning stays: the row is still not in the ledger.
     expect(await syncNow(id)).toMatchObject({ status: "success", skipped_count: 0 });
@@ -265,7 +270,8 @@ describe("never drop a cent", () => {
     const sync = await nthSync(id, 1);
     expect(sync).toMatchObject({ status: "success", added: 3, skipped_count: 1 });
     expect(sync.skipped).toEqual([{ row: "line 5", reason: '"-1.005" has more than two decimals', amount: null }]);
-    const txns = (await call("GET", `/api/v1/transactions?limit=500&search=${encodeURIComponent("FILE NOISE")}`)).body.transactions as Json[];
+    const txns = (await call("GET", `/api/v1/transactions?limit=500&search=${encodeURIComponent("FILE NOISE")}`)).body
+      .transactions as Json[];
     const byName = Object.fromEntries(txns.map((t) => [t.name, t.amount]));
     // Money out is positive in Coffer: the file's -19.51 is 19.51.
     expect(byName).toEqual({ "FILE NOISE A": 19.51, "FILE NOISE B": -0.3, "FILE NOISE C": 1234.56 });
@@ -337,42 +343,50 @@ describe("webhook replay", () => {
 });
 
 describe('"Sync now" while a sync is pending', () => {
-  it("answers 202 with the pending sync (running, then retrying) and queues no second chain", async () => {
+  it("answers 202 with the sync waiting for its retry, and queues no second chain", async () => {
     const { id } = await connect(2);
     await nthSync(id, 1);
-    const jobs = (await syncJobsOf(databaseUrl, id)).length;
 
-    // A sync that runs long: a second "Sync now" is answered by it.
-    plaid.faults.add("/transactions/sync", { kind: "slow", ms: 3_000 });
+    // A sync that failed transiently waits for its retry (pg-boss's, a minute later).
+    plaid.faults.add("/transactions/sync", { kind: "status", status: 500 }, 3);
     const first = await call("POST", `/api/v1/connections/${id}/sync`);
     expect(first).toMatchObject({ status: 202, body: { status: "queued", already_pending: false } });
-    await waitFor(
-      async () => (await syncJobsOf(databaseUrl, id)).some((j) => j.state === "active"),
-      "the sync to start",
-    );
-    const second = await call("POST", `/api/v1/connections/${id}/sync`);
-    expect(second).toMatchObject({
-      status: 202,
-      body: { status: "queued", already_pending: true, sync: { state: "running", next_attempt_at: null } },
-    });
-    expect(await syncJobsOf(databaseUrl, id)).toHaveLength(jobs + 1);
-    await nthSync(id, 2);
-
-    // A sync that failed transiently waits for its retry: "Sync now" is answered by that retry.
-    plaid.faults.add("/transactions/sync", { kind: "status", status: 500 }, 3);
-    expect((await syncNow(id)).error_code).toBe("PROVIDER_UNAVAILABLE");
+    expect((await nthSync(id, 2)).error_code).toBe("PROVIDER_UNAVAILABLE");
     await waitFor(
       async () => (await syncJobsOf(databaseUrl, id)).some((j) => j.state === "retry"),
       "the job to wait for its retry",
     );
-    const count = (await syncJobsOf(databaseUrl, id)).length;
+    const jobs = (await syncJobsOf(databaseUrl, id)).length;
     for (let i = 0; i < 3; i++) {
       const again = await call("POST", `/api/v1/connections/${id}/sync`);
       expect(again).toMatchObject({
         status: 202,
-        body: { already_pending: true, sync: { state: "retrying", retries: 1, next_attempt_at: expect.any(String) } },
+        body: {
+          status: "queued",
+          already_pending: true,
+          sync: { state: "retrying", retries: 1, next_attempt_at: expect.any(String) },
+        },
       });
+      expect(Date.parse(again.body.sync.next_attempt_at)).toBeGreaterThan(Date.now());
     }
-    expect(await syncJobsOf(databaseUrl, id)).toHaveLength(count);
+    // A request queues its job before it answers: the same jobs now mean no second chain will run.
+    expect(await syncJobsOf(databaseUrl, id)).toHaveLength(jobs);
+  });
+
+  it("a sync that is running does not answer it: a new one is queued and runs after it", async () => {
+    const { id } = await connect(2);
+    await nthSync(id, 1);
+    plaid.faults.add("/transactions/sync", { kind: "slow", ms: 3_000 });
+    const first = await call("POST", `/api/v1/connections/${id}/sync`);
+    expect(first).toMatchObject({ status: 202, body: { already_pending: false } });
+    await waitFor(async () => {
+      const logs = (await call("GET", `/api/v1/sync/logs?connection_id=${id}`)).body.sync_logs as Json[];
+      return logs.some((l) => l.status === "running");
+    }, "the sync to run");
+    const second = await call("POST", `/api/v1/connections/${id}/sync`);
+    expect(second).toMatchObject({ status: 202, body: { already_pending: false } });
+    // Both run, one after the other.
+    expect(await nthSync(id, 2)).toMatchObject({ trigger: "manual", status: "success" });
+    expect(await nthSync(id, 3)).toMatchObject({ trigger: "manual", status: "success" });
   });
 });

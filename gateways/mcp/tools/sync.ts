@@ -1,11 +1,6 @@
 import { z } from "zod";
 import { CONNECTION_STATUSES } from "../../../common/enums.js";
-import {
-  connectionJson,
-  listedConnection,
-  pendingSyncJson,
-  pendingSyncShape,
-} from "../../shared/connection-json.js";
+import { connectionJson, listedConnection, pendingSyncJson, pendingSyncShape } from "../../shared/connection-json.js";
 import { asMcp } from "../../shared/rest-json.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
@@ -84,7 +79,7 @@ export const triggerSync = defineTool({
   title: "Sync a connection now",
   description:
     "Queues a sync of one connection (it runs even when the connection is paused); the result shows up in " +
-    "get_sync_status once it ends. A sync already waiting, retrying or running answers the request instead " +
+    "get_sync_status once it ends. A sync already waiting to start or to retry answers the request instead " +
     "(already_pending: true). Needs a full_access key.",
   readOnly: false,
   inputSchema: { id: z.string().min(1).describe("connection id: the short id or the UUID (see list_connections)") },
@@ -92,8 +87,8 @@ export const triggerSync = defineTool({
     status: z.literal("queued"),
     already_pending: z
       .boolean()
-      .describe("true when a sync was already waiting, retrying or running: it answers this request, none is added"),
-    sync: pendingSyncShape.describe("the sync that answers the request (null once it has ended)"),
+      .describe("true when a sync was already waiting to start or to retry: it answers this request, none is added"),
+    sync: pendingSyncShape.describe("the sync that answers the request (null once it has started)"),
     connection: connection,
   },
   async handler(core, opts, args) {

@@ -475,8 +475,8 @@ export type SyncConnectionResponse = Message<"coffer.v1.SyncConnectionResponse">
   connection?: Connection | undefined;
 
   /**
-   * True when this request queued the sync; false when one was already waiting, retrying or running, which
-   * then answers this request too (no second chain of retries).
+   * True when this request queued the sync; false when one was already waiting to start or waiting for its
+   * retry, which then answers this request too (no second chain of retries).
    *
    * @generated from field: bool queued = 2;
    */
@@ -496,13 +496,13 @@ export const SyncConnectionResponseSchema: GenMessage<SyncConnectionResponse> = 
   messageDesc(file_coffer_v1_sync, 17);
 
 /**
- * A requested sync of one connection, until it ends.
+ * A requested sync of one connection that has not started.
  *
  * @generated from message coffer.v1.PendingSync
  */
 export type PendingSync = Message<"coffer.v1.PendingSync"> & {
   /**
-   * waiting (queued), retrying (a try failed transiently; the next starts at next_attempt_at) or running.
+   * waiting (queued) or retrying (a try failed transiently; the next starts at next_attempt_at).
    *
    * @generated from field: string state = 1;
    */
@@ -514,7 +514,7 @@ export type PendingSync = Message<"coffer.v1.PendingSync"> & {
   requestedAt?: Timestamp | undefined;
 
   /**
-   * When a waiting or retrying sync may start; unset while it runs.
+   * When it may start.
    *
    * @generated from field: google.protobuf.Timestamp next_attempt_at = 3;
    */

@@ -10,7 +10,6 @@ export interface LoggedSkip {
   amount?: string;
 }
 
-
 /** One sync run as the API shows it. */
 export interface SyncLogRow {
   id: string;

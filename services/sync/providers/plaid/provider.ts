@@ -223,7 +223,12 @@ export class PlaidProvider implements Provider {
         rows.forEach((raw, i) => {
           const result = toTransaction(raw, ctx);
           if ("txn" in result) into.push(result.txn);
-          else out.skipped.push({ row: `${result.id} (page ${page}, ${list}[${i}])`, reason: result.skip, amount: result.amount });
+          else
+            out.skipped.push({
+              row: `${result.id} (page ${page}, ${list}[${i}])`,
+              reason: result.skip,
+              amount: result.amount,
+            });
         });
       };
       convert(added, out.added, "added");

@@ -226,7 +226,9 @@ export class TellerProvider implements Provider {
 
   /** The enrollment's accounts; `retry` within a sync (an enrollment answers the person at once). */
   private async listAccounts(accessToken: string, retry: boolean): Promise<TellerAccount[]> {
-    const json = retry ? await this.get(accessToken, "/accounts") : await this.http.call("GET", "/accounts", accessToken);
+    const json = retry
+      ? await this.get(accessToken, "/accounts")
+      : await this.http.call("GET", "/accounts", accessToken);
     if (!Array.isArray(json)) throw unavailable("malformed /accounts answer");
     const accounts = json.map(readAccount);
     if (accounts.some((a) => a === null)) throw unavailable("malformed account in /accounts");

@@ -206,8 +206,14 @@ function Warnings({ connection }: { connection: Connection }) {
         <strong>
           {connection.warnings} {connection.warnings === 1 ? "row was" : "rows were"} not imported
         </strong>{" "}
-        by a sync{connection.warnings_sync_log_id ? <> (log <code>{connection.warnings_sync_log_id}</code>)</> : null};
-        add {connection.warnings === 1 ? "it" : "them"} by hand if needed.
+        by a sync
+        {connection.warnings_sync_log_id ? (
+          <>
+            {" "}
+            (log <code>{connection.warnings_sync_log_id}</code>)
+          </>
+        ) : null}
+        ; add {connection.warnings === 1 ? "it" : "them"} by hand if needed.
       </p>
       <ul>
         {rows.map((r, i) => (
