@@ -1,4 +1,4 @@
-import { pendingSyncJob, type PendingSyncRow } from "../db/tables/sync-jobs.js";
+import { pendingSyncJob, startPendingSyncJobNow, type PendingSyncRow } from "../db/tables/sync-jobs.js";
 import type { SyncTrigger } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import {
@@ -164,15 +164,15 @@ export interface ManualSync {
 /**
  * Queues a sync now (it runs even when the connection is paused), unless one
  * is already waiting to start, or waiting for its retry after a transient
- * failure: that one answers this request too, so pressing "Sync now" again
- * never starts a second chain of syncs and retries. A sync that is running
- * does not answer it (it may have read the provider before the change the
- * person expects): the new one runs after it.
+ * failure: that one answers this request too and is made to start now, so
+ * pressing "Sync now" again never starts a second chain of syncs and
+ * retries. A sync that is running does not answer it (it may have read the
+ * provider before the change the person expects): the new one runs after it.
  */
 export async function requestManualSync(em: Em, deps: ConnectionDeps, raw: string): Promise<ManualSync> {
   const c = await resolveConnection(em, raw);
   refuseDisconnected(c);
-  const pending = await pendingSyncJob(em, c.id);
+  const pending = await startPendingSyncJobNow(em, c.id);
   if (pending) return { connection: c, queued: false, sync: pending };
   await deps.requestSync(c.id, "manual");
   return { connection: c, queued: true, sync: (await pendingSyncJob(em, c.id)) ?? null };

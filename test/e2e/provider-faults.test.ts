@@ -343,11 +343,11 @@ describe("webhook replay", () => {
 });
 
 describe('"Sync now" while a sync is pending', () => {
-  it("answers 202 with the sync waiting for its retry, and queues no second chain", async () => {
+  it("answers 202 with the sync waiting for its retry, starts it now, and queues no second chain", async () => {
     const { id } = await connect(2);
     await nthSync(id, 1);
 
-    // A sync that failed transiently waits for its retry (pg-boss's, a minute later).
+    // A sync that failed transiently waits for its retry (pg-boss's, a minute later or more).
     plaid.faults.add("/transactions/sync", { kind: "status", status: 500 }, 3);
     const first = await call("POST", `/api/v1/connections/${id}/sync`);
     expect(first).toMatchObject({ status: 202, body: { status: "queued", already_pending: false } });
@@ -357,19 +357,30 @@ describe('"Sync now" while a sync is pending', () => {
       "the job to wait for its retry",
     );
     const jobs = (await syncJobsOf(databaseUrl, id)).length;
-    for (let i = 0; i < 3; i++) {
-      const again = await call("POST", `/api/v1/connections/${id}/sync`);
-      expect(again).toMatchObject({
-        status: 202,
-        body: {
-          status: "queued",
-          already_pending: true,
-          sync: { state: "retrying", retries: 1, next_attempt_at: expect.any(String) },
-        },
-      });
-      expect(Date.parse(again.body.sync.next_attempt_at)).toBeGreaterThan(Date.now());
-    }
-    // A request queues its job before it answers: the same jobs now mean no second chain will run.
+
+    // "Sync now" is answered by that retry, which starts now; it fails again, and waits for its next retry.
+    plaid.faults.add("/transactions/sync", { kind: "status", status: 500 }, 3);
+    const asked = Date.now();
+    const again = await call("POST", `/api/v1/connections/${id}/sync`);
+    expect(again).toMatchObject({
+      status: 202,
+      body: { status: "queued", already_pending: true, sync: { state: "retrying", retries: 1 } },
+    });
+    expect(Date.parse(again.body.sync.next_attempt_at)).toBeLessThanOrEqual(Date.now());
+    // A request queues its job before it answers: the same jobs now mean no second chain.
+    expect(await syncJobsOf(databaseUrl, id)).toHaveLength(jobs);
+    const retried = await nthSync(id, 3);
+    expect(retried).toMatchObject({ trigger: "manual", status: "error", error_code: "PROVIDER_UNAVAILABLE" });
+    expect(Date.parse(retried.started_at) - asked).toBeLessThan(30_000); // not pg-boss's minute
+    await waitFor(
+      async () => (await syncJobsOf(databaseUrl, id)).some((j) => j.state === "retry"),
+      "the job to wait for its next retry",
+    );
+    const third = await call("POST", `/api/v1/connections/${id}/sync`);
+    expect(third).toMatchObject({ status: 202, body: { already_pending: true, sync: { retries: 2 } } });
+    expect(await syncJobsOf(databaseUrl, id)).toHaveLength(jobs);
+    // With the provider back, that same job ends the chain well.
+    expect(await nthSync(id, 4)).toMatchObject({ trigger: "manual", status: "success" });
     expect(await syncJobsOf(databaseUrl, id)).toHaveLength(jobs);
   });
 
