@@ -35,7 +35,7 @@ export const listedShape = z.object(Object.fromEntries(LISTED.map((k) => [k, res
 /** A single connection (GET /connections/{id}, every write, MCP's list_connections): the listing and `paused`. */
 export const connectionJson = (c: Connection) => ({ ...listedConnection(c), paused: c.paused });
 
-/** The sync that answers a "Sync now" (REST `POST …/sync`, MCP `trigger_sync`): the one already waiting, or the new one. */
+/** The sync that answers a "Sync now" (REST `POST …/sync`, MCP `trigger_sync`): one already waiting, or the new one. */
 export const pendingSyncShape = z
   .object({
     state: z.enum(["waiting", "retrying"]),

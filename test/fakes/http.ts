@@ -100,7 +100,7 @@ export class Faults {
 const matches = (pattern: string | RegExp, path: string) =>
   typeof pattern === "string" ? pattern === path : pattern.test(path);
 
-/** Waits out a slow fault; answers a malformed one; cuts a reset one. Returns true when the request has been answered. */
+/** Waits out a slow fault; answers a malformed one; cuts a reset one. True when the request has been answered. */
 export async function applyTransportFault(fault: Fault | null, res: ServerResponse): Promise<boolean> {
   if (fault?.kind === "reset") {
     res.socket?.resetAndDestroy();

@@ -89,6 +89,8 @@ export async function webhookEventRowsByIds(em: Em, ids: string[]): Promise<Webh
   ]);
 }
 
+const WITH_ITEMS = ', w.item_ids as "itemIds", w.signed_at as "signedAt"';
+
 /** One event with the provider logins it named, and when the provider signed it (null: unknown). */
 export async function webhookEventRowByLookup(
   em: Em,
@@ -96,7 +98,7 @@ export async function webhookEventRowByLookup(
 ): Promise<(WebhookEventRow & { itemIds: string[]; signedAt: Date | null }) | undefined> {
   const [row] = await query<WebhookEventRow & { itemIds: string[]; signedAt: Date | null }>(
     em,
-    `${VIEW.replace("from webhook_events w", ', w.item_ids as "itemIds", w.signed_at as "signedAt" from webhook_events w')}
+    `${VIEW.replace("from webhook_events w", `${WITH_ITEMS} from webhook_events w`)}
      where w.${lookup.column} = ?`,
     [lookup.value],
   );

@@ -8,7 +8,7 @@ const limited = (retryAfterSeconds?: number) =>
   new ProviderError("rate_limited", "RATE_LIMITED", "Plaid RATE_LIMIT_EXCEEDED", { retryAfterSeconds });
 
 /** A request that throws the given failures in turn, then answers "ok"; it records when each try came. */
-function flaky(failures: unknown[]) {
+function flaky(failures: Error[]) {
   const tries: number[] = [];
   const request = async () => {
     tries.push(Date.now());
