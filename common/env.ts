@@ -61,6 +61,8 @@ export interface CofferEnv {
   /** Teller, when TELLER_APPLICATION_ID is set. */
   teller: TellerEnv | null;
   simplefin: SimplefinEnv;
+  /** How a sync retries a provider request that failed transiently (services/sync/providers/retry.ts). */
+  providerRetry: ProviderRetryEnv;
   /** The widgets' scripts the console's link pages load (tests point them at local fakes). */
   plaidLinkScriptUrl: string;
   tellerConnectScriptUrl: string;
@@ -94,6 +96,15 @@ export interface TellerEnv {
   ca: string | null;
   /** Webhook signing secrets (two during a rotation). */
   webhookSecrets: string[];
+}
+
+export interface ProviderRetryEnv {
+  /** Attempts of one request in all (COFFER_PROVIDER_RETRIES; 1: none). */
+  tries: number;
+  /** The first wait between attempts; it doubles each time, with jitter (COFFER_PROVIDER_RETRY_DELAY_MS). */
+  firstDelayMs: number;
+  /** The longest Retry-After a sync waits for before it fails instead (COFFER_PROVIDER_RETRY_MAX_WAIT_SECONDS). */
+  maxWaitMs: number;
 }
 
 export interface SimplefinEnv {
@@ -307,6 +318,9 @@ export const DEFAULTS = {
   syncIntervalSeconds: 12 * 3600,
   syncLogRetentionDays: 90,
   simplefinTimeoutSeconds: 120,
+  providerRetries: 3,
+  providerRetryDelayMs: 10_000,
+  providerRetryMaxWaitSeconds: 60,
   rulePreviewTimeoutMs: 10_000,
   plaidLinkScriptUrl: "https://cdn.plaid.com/link/v2/stable/link-initialize.js",
   tellerConnectScriptUrl: "https://cdn.teller.io/connect/connect.js",
@@ -361,6 +375,12 @@ export function readEnv(env: Env = process.env, stdoutIsTty = process.stdout.isT
     teller: tellerEnv(env),
     simplefin: {
       timeoutSeconds: integer(env, "SIMPLEFIN_TIMEOUT_SECONDS", DEFAULTS.simplefinTimeoutSeconds, 1, 3600),
+    },
+    providerRetry: {
+      tries: integer(env, "COFFER_PROVIDER_RETRIES", DEFAULTS.providerRetries, 1, 10),
+      firstDelayMs: integer(env, "COFFER_PROVIDER_RETRY_DELAY_MS", DEFAULTS.providerRetryDelayMs, 1, 600_000),
+      maxWaitMs:
+        1000 * integer(env, "COFFER_PROVIDER_RETRY_MAX_WAIT_SECONDS", DEFAULTS.providerRetryMaxWaitSeconds, 0, 3600),
     },
     plaidLinkScriptUrl: httpUrl(env, "PLAID_LINK_SCRIPT_URL", DEFAULTS.plaidLinkScriptUrl),
     tellerConnectScriptUrl: httpUrl(env, "TELLER_CONNECT_SCRIPT_URL", DEFAULTS.tellerConnectScriptUrl),

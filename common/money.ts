@@ -29,17 +29,56 @@ export function canonicalMoney(text: string, pattern: RegExp = AMOUNT): string |
 }
 
 /**
- * A JSON number as a canonical amount, or null. `String(n)` is the shortest
- * decimal text that reads back as the same double (12.3 → "12.3", never
- * "12.300000000000001"), which is exactly what the sender wrote when the
- * sender wrote at most 17 significant digits. Anything written with an
- * exponent or with more than 2 decimals is refused, not rounded.
+ * How far from a whole cent a provider's amount may be and still be that
+ * cent. A JSON number is a double: 19.51 sent through a float sum arrives as
+ * 19.509999999999998, one ulp off, and a CSV written by a program that
+ * printed doubles carries the same noise. A millionth of a unit is far above
+ * that noise and far below a real third decimal (1.005 is not a cent).
  */
-export function moneyFromJsonNumber(n: unknown): string | null {
+export const CENT_TOLERANCE = 1e-6;
+
+const DECIMAL = /^(-?)(\d+)(?:\.(\d*))?$/;
+
+/**
+ * An amount as a provider or a file wrote it in decimal digits, as canonical
+ * money, or null. Up to 2 decimals it is read as written (canonicalMoney);
+ * with more, it is the nearest whole cent when it lies within CENT_TOLERANCE
+ * of one ("19.509999999999998" → "19.51", "1234.5600000000002" → "1234.56",
+ * "2.500" → "2.50") and null otherwise ("1.005"). Computed on the digits,
+ * never through a float. `pattern` bounds the result (AMOUNT or BALANCE).
+ */
+export function moneyFromDecimal(text: string, pattern: RegExp = AMOUNT): string | null {
+  const s = text.trim();
+  const m = DECIMAL.exec(s);
+  if (!m) return null;
+  const [, sign, int, frac = ""] = m;
+  if (frac.length <= 2) return canonicalMoney(s.replace(/\.$/, ""), pattern);
+  // In units of 10^-n: the nearest whole cent, and how far the amount is from it.
+  const units = BigInt(int + frac);
+  const perCent = 10n ** BigInt(frac.length - 2);
+  const cents = (units + perCent / 2n) / perCent;
+  const off = units > cents * perCent ? units - cents * perCent : cents * perCent - units;
+  // off / 10^n <= 10^-6, in integers.
+  if (off * 1_000_000n > 10n ** BigInt(frac.length)) return null;
+  return canonicalMoney(formatCents(sign ? -cents : cents), pattern);
+}
+
+/**
+ * A JSON number as a canonical amount, or null. `String(n)` is the shortest
+ * decimal text that reads back as the same double (12.3 → "12.3"), which is
+ * what the sender wrote when it wrote at most 17 significant digits; float
+ * noise around a cent is that cent (moneyFromDecimal). A number too large to
+ * be written without an exponent is refused; one too small for it (1e-7) is
+ * read in fixed notation, and is noise around 0.00.
+ */
+export function moneyFromJsonNumber(n: unknown, pattern: RegExp = AMOUNT): string | null {
   if (typeof n !== "number" || !Number.isFinite(n)) return null;
-  const text = String(n);
-  if (/e/i.test(text)) return null;
-  return canonicalMoney(text);
+  let text = String(n);
+  if (/e/i.test(text)) {
+    if (Math.abs(n) >= 1) return null;
+    text = n.toFixed(20);
+  }
+  return moneyFromDecimal(text, pattern);
 }
 
 /** Integer cents of an amount or balance written as decimal text ("15.49" → 1549, "-0.07" → -7); throws otherwise. */

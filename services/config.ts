@@ -44,7 +44,7 @@ export function coreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): CoreCon
     encryptionKey: e.encryptionKey,
     syncIntervalSeconds: e.syncIntervalSeconds,
     syncLogRetentionDays: e.syncLogRetentionDays,
-    providers: { plaid: e.plaid, teller: e.teller, simplefin: e.simplefin },
+    providers: { plaid: e.plaid, teller: e.teller, simplefin: e.simplefin, providerRetry: e.providerRetry },
     rulePreviewTimeoutMs: e.rulePreviewTimeoutMs,
   };
 }

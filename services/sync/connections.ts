@@ -1,3 +1,4 @@
+import { pendingSyncJob, startPendingSyncJobNow, type PendingSyncRow } from "../db/tables/sync-jobs.js";
 import type { SyncTrigger } from "../db/entities/index.js";
 import type { Em } from "../db/orm.js";
 import {
@@ -160,12 +161,29 @@ const refuseDisconnected = (c: ConnectionView) => {
   }
 };
 
-/** Queues a sync now (it runs even when the connection is paused). */
-export async function requestManualSync(em: Em, deps: ConnectionDeps, raw: string): Promise<ConnectionView> {
+/** What "Sync now" did: queued a sync, or found one pending that answers it too. */
+export interface ManualSync {
+  connection: ConnectionView;
+  queued: boolean;
+  /** The sync that answers the request (null: it already ended). */
+  sync: PendingSyncRow | null;
+}
+
+/**
+ * Queues a sync now (it runs even when the connection is paused), unless one
+ * is already waiting to start, or waiting for its retry after a transient
+ * failure: that one answers this request too and is made to start now, so
+ * pressing "Sync now" again never starts a second chain of syncs and
+ * retries. A sync that is running does not answer it (it may have read the
+ * provider before the change the person expects): the new one runs after it.
+ */
+export async function requestManualSync(em: Em, deps: ConnectionDeps, raw: string): Promise<ManualSync> {
   const c = await resolveConnection(em, raw);
   refuseDisconnected(c);
+  const pending = await startPendingSyncJobNow(em, c.id);
+  if (pending) return { connection: c, queued: false, sync: pending };
   await deps.requestSync(c.id, "manual");
-  return c;
+  return { connection: c, queued: true, sync: (await pendingSyncJob(em, c.id)) ?? null };
 }
 
 /** Pauses or resumes the schedule of a connection (a manual sync still runs while paused). */

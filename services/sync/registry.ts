@@ -1,7 +1,9 @@
 import type { CofferEnv } from "../../common/env.js";
 
 /** The provider settings of the environment (common/env.ts reads and checks them). */
-export type ProviderSettings = Pick<CofferEnv, "plaid" | "teller" | "simplefin">;
+export type ProviderSettings = Pick<CofferEnv, "plaid" | "teller" | "simplefin"> & {
+  providerRetry?: CofferEnv["providerRetry"];
+};
 import { CofferError } from "../errors/coffer-error.js";
 import { CsvProvider } from "./providers/csv/provider.js";
 import { PlaidProvider, plaidInfo } from "./providers/plaid/index.js";
@@ -64,6 +66,8 @@ export class ProviderRegistry {
  */
 export function providersFromEnv(settings: ProviderSettings, clock: Clock = systemClock): ProviderRegistry {
   const { plaid, teller, simplefin } = settings;
+  // Only syncs retry; a client built without the setting (tests of its failures) tries once.
+  const retry = settings.providerRetry;
   return new ProviderRegistry([
     plaid
       ? new PlaidProvider({
@@ -71,6 +75,7 @@ export function providersFromEnv(settings: ProviderSettings, clock: Clock = syst
           secret: plaid.secret,
           baseUrl: plaid.baseUrl,
           webhookUrl: plaid.webhookUrl,
+          retry,
           clock,
         })
       : new UnconfiguredProvider(plaidInfo(false), { webhooks: true }),
@@ -82,10 +87,11 @@ export function providersFromEnv(settings: ProviderSettings, clock: Clock = syst
           key: teller.privateKey ?? undefined,
           ca: teller.ca ?? undefined,
           webhookSecrets: teller.webhookSecrets,
+          retry,
           clock,
         })
       : new UnconfiguredProvider(tellerInfo(false), { webhooks: true }),
-    new SimplefinProvider({ timeoutMs: simplefin.timeoutSeconds * 1000, clock }),
+    new SimplefinProvider({ timeoutMs: simplefin.timeoutSeconds * 1000, retry, clock }),
     new CsvProvider(),
   ]);
 }

@@ -59,6 +59,15 @@ export const connectionToProto = (c: ConnectionView): MessageInitShape<typeof Co
   createdAt: tsFromIso(c.createdAt),
   updatedAt: tsFromIso(c.updatedAt),
   paused: c.paused,
+  warnings: c.warnings,
+  warningRows: c.warningRows.map(skippedToProto),
+  warningsSyncLogId: orUndef(c.warningsSyncLogId),
+});
+
+const skippedToProto = (s: { row: string; reason: string; amount?: string }) => ({
+  row: s.row,
+  reason: s.reason,
+  amount: s.amount,
 });
 
 const linkToProto = (s: LinkSession | null): MessageInitShape<typeof LinkSessionSchema> | undefined =>
@@ -80,7 +89,7 @@ const syncLogToProto = (l: SyncLogView): MessageInitShape<typeof SyncLogSchema> 
   removed: l.removed,
   unchanged: l.unchanged,
   skippedCount: l.skippedCount,
-  skipped: l.skipped,
+  skipped: l.skipped.map(skippedToProto),
   errorCode: orUndef(l.errorCode),
   errorMessage: orUndef(l.errorMessage),
 });
@@ -133,7 +142,19 @@ export function syncRoutes(router: ConnectRouter, sync: SyncRuntime, cursorKeys:
       return { connection: connectionToProto(c) };
     },
     async syncConnection(req, ctx) {
-      return { connection: connectionToProto(await requestManualSync(emOf(ctx), sync, req.id)) };
+      const r = await requestManualSync(emOf(ctx), sync, req.id);
+      return {
+        connection: connectionToProto(r.connection),
+        queued: r.queued,
+        sync: r.sync
+          ? {
+              state: r.sync.state,
+              requestedAt: tsFromIso(r.sync.requestedAt),
+              nextAttemptAt: tsFromIso(r.sync.nextAttemptAt),
+              retries: r.sync.retries,
+            }
+          : undefined,
+      };
     },
     async reauthConnection(req, ctx) {
       const actor = actorOf(requirePrincipal(ctx));

@@ -74,6 +74,8 @@ async function store(
         body: r.body,
         itemIds: e.event?.providerItemIds ?? [],
         connectionIds: e.connectionIds ?? [],
+        replayKey: e.event?.replayKey ?? null,
+        signedAt: e.event?.signedAt ?? null,
       }),
     ),
   );
@@ -84,14 +86,24 @@ async function connectionsOf(em: Em, provider: string, itemIds: string[]): Promi
   return liveConnectionIdsOfItems(em, provider, itemIds);
 }
 
-/** Does what a verified event asks of the connections it names. */
-async function act(em: Em, deps: WebhookDeps, event: Pick<WebhookEvent, "action" | "type">, ids: string[]) {
+/**
+ * Does what a verified event asks of the connections it names. A report that
+ * a login broke, signed before the connection's last successful sync or
+ * repair, is stale and changes nothing (services/db/tables/connections.ts).
+ */
+async function act(
+  em: Em,
+  deps: WebhookDeps,
+  event: Pick<WebhookEvent, "action" | "type" | "signedAt">,
+  ids: string[],
+) {
   if (ids.length === 0 || event.action === "none") return;
   if (event.action === "reauth_required") {
     await markConnectionsPendingReauth(
       em,
       ids,
       `The provider reported that the bank login needs repair (${event.type})`,
+      event.signedAt ?? null,
     );
     return;
   }
@@ -107,7 +119,8 @@ async function act(em: Em, deps: WebhookDeps, event: Pick<WebhookEvent, "action"
  * signature is 401 INVALID_SIGNATURE and changes nothing else. A verified
  * event is acted on (queue a sync, mark a login as needing repair, or as
  * repaired) for the live connections it names; a second delivery of the same
- * event id is stored as a duplicate and not acted on again.
+ * event id, or of the same signed bytes (a replay), is stored as a duplicate
+ * and not acted on again.
  */
 export async function receiveWebhook(
   em: Em,
@@ -133,7 +146,13 @@ export async function receiveWebhook(
   const id = await store(em, r, { status, reason, event, connectionIds });
   if (id === null) {
     return {
-      id: await store(em, r, { status: "duplicate", reason: "this event id was received before", event }),
+      id: await store(em, r, {
+        status: "duplicate",
+        reason: event.eventId
+          ? "this event id was received before"
+          : "this signed delivery was received before (a replay)",
+        event,
+      }),
       status: "duplicate",
     };
   }
@@ -182,7 +201,7 @@ export async function listWebhookEvents(
   return { events: rows.map(present), nextCursor: page.nextCursor, hasMore: page.hasMore };
 }
 
-async function resolveEvent(em: Em, raw: string): Promise<Row & { itemIds: string[] }> {
+async function resolveEvent(em: Em, raw: string): Promise<Row & { itemIds: string[]; signedAt: Date | null }> {
   const lookup = parseId(raw);
   const row = lookup ? await webhookEventRowByLookup(em, lookup) : undefined;
   if (!row) throw notFound("Webhook event");
@@ -190,7 +209,7 @@ async function resolveEvent(em: Em, raw: string): Promise<Row & { itemIds: strin
 }
 
 export async function getWebhookEvent(em: Em, raw: string): Promise<WebhookEventView> {
-  const { itemIds: _, ...row } = await resolveEvent(em, raw);
+  const { itemIds: _, signedAt: __, ...row } = await resolveEvent(em, raw);
   return present(row);
 }
 
@@ -210,7 +229,7 @@ export async function replayWebhookEvent(em: Em, deps: WebhookDeps, raw: string)
   await act(
     em,
     deps,
-    { action: (ev.action ?? "none") as WebhookEvent["action"], type: ev.eventType ?? "" },
+    { action: (ev.action ?? "none") as WebhookEvent["action"], type: ev.eventType ?? "", signedAt: ev.signedAt },
     connectionIds,
   );
   return getWebhookEvent(em, ev.id);

@@ -64,6 +64,8 @@ beforeAll(async () => {
     TELLER_CA: pki.caCertPath,
     TELLER_WEBHOOK_SECRETS: teller.webhookSecrets.join(","),
     SIMPLEFIN_TIMEOUT_SECONDS: "2",
+    // This file checks how each failure ends a sync: one try each (the retries are provider-faults.test.ts's).
+    COFFER_PROVIDER_RETRIES: "1",
   });
   secrets.push(plaid.secret, pki.clientKey.split("\n")[1], ...teller.webhookSecrets);
   for (const name of ["core", "rest"]) procs.push(spawnCoffer(name, [name], env));

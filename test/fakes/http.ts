@@ -37,8 +37,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 export type Fault =
-  /** Answer this status (with the fake's error body for it). */
-  | { kind: "status"; status: number; code?: string }
+  /** Answer this status (with the fake's error body for it), with a Retry-After header when given. */
+  | { kind: "status"; status: number; code?: string; retryAfterSeconds?: number }
+  /** Cut the connection without an answer (a reset, as a dying proxy or load balancer does). */
+  | { kind: "reset" }
   /** Wait before answering normally (longer than a client's timeout: a timeout). */
   | { kind: "slow"; ms: number }
   /** A 200 whose body is not JSON. */
@@ -60,6 +62,11 @@ export class Faults {
   /** The next `times` requests on `path` get `fault`, once `after` more have gone through (a fault mid-sync). */
   add(path: string | RegExp, fault: Fault, times = 1, after = 0): void {
     this.armed.push({ path, fault, times, after });
+  }
+
+  /** The next `2 × times` requests on `path` alternate: `fault`, a good answer, `fault`, a good answer, … */
+  alternate(path: string | RegExp, fault: Fault, times: number): void {
+    for (let i = 0; i < times; i++) this.armed.push({ path, fault, times: 1, after: i === 0 ? 0 : 1 });
   }
 
   /** After `after` more requests on `path`, every request is answered 429 until `clear()`. */
@@ -93,8 +100,12 @@ export class Faults {
 const matches = (pattern: string | RegExp, path: string) =>
   typeof pattern === "string" ? pattern === path : pattern.test(path);
 
-/** Waits out a slow fault; answers a malformed one. Returns true when the request has been answered. */
+/** Waits out a slow fault; answers a malformed one; cuts a reset one. True when the request has been answered. */
 export async function applyTransportFault(fault: Fault | null, res: ServerResponse): Promise<boolean> {
+  if (fault?.kind === "reset") {
+    res.socket?.resetAndDestroy();
+    return true;
+  }
   if (fault?.kind === "slow") {
     await sleep(fault.ms);
     return res.destroyed;

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlaidProvider } from "../../services/sync/providers/plaid/index.js";
@@ -356,6 +357,34 @@ describe("Plaid failures", () => {
     }
   });
 
+  it("keeps a 429's Retry-After, in seconds", async () => {
+    const item = fake.createItem({ transactions: 1 });
+    fake.faults.add("/accounts/get", { kind: "status", status: 429, retryAfterSeconds: 7 });
+    const err = await failure(plaid.accounts(creds(item)));
+    expect([err.failure, err.retryAfterSeconds]).toEqual(["rate_limited", 7]);
+  });
+
+  it("with a retry policy, rides out transient faults on page requests (a 500, a reset, a 429)", async () => {
+    const item = fake.createItem({ transactions: 25 });
+    const patient = provider({ retry: { tries: 3, firstDelayMs: 10, maxWaitMs: 1_000 } });
+    fake.maxPageSize = 10;
+    try {
+      fake.faults.alternate("/transactions/sync", { kind: "status", status: 500 }, 3);
+      fake.faults.add("/accounts/get", { kind: "reset" });
+      fake.faults.add("/accounts/get", { kind: "status", status: 429, retryAfterSeconds: 0 });
+      expect(await patient.accounts(creds(item))).toHaveLength(item.accounts.length);
+      const pages = await collect(patient.sync(creds(item), null));
+      expect(pages.flatMap((p) => p.added.map((t) => t.providerTransactionId)).sort()).toEqual(liveIds(item));
+      // Without a policy the same fault fails at once.
+      fake.faults.add("/transactions/sync", { kind: "status", status: 500 });
+      const err = await failure(collect(plaid.sync(creds(item), null)));
+      expect(err.code).toBe("PROVIDER_UNAVAILABLE");
+    } finally {
+      fake.faults.clear();
+      fake.maxPageSize = 500;
+    }
+  });
+
   it("removes the Item; its token then says revoked, and removing again is fine", async () => {
     const item = fake.createItem({ transactions: 1 });
     await plaid.remove(creds(item));
@@ -373,13 +402,19 @@ describe("Plaid webhook verification", () => {
   it("accepts a signed SYNC_UPDATES_AVAILABLE and asks for a sync of the Item", async () => {
     const item = fake.createItem();
     const raw = body(item, { webhook_type: "TRANSACTIONS", webhook_code: "SYNC_UPDATES_AVAILABLE" });
-    const event = await plaid.verifyWebhook({ "Plaid-Verification": fake.signWebhook(raw) }, raw);
+    const iat = Math.floor(Date.now() / 1000) - 10;
+    const event = await plaid.verifyWebhook({ "Plaid-Verification": fake.signWebhook(raw, { iat }) }, raw);
     expect(event).toEqual({
       eventId: null,
       type: "TRANSACTIONS/SYNC_UPDATES_AVAILABLE",
       providerItemIds: [item.itemId],
       action: "sync",
+      // The replay key: the body's SHA-256 and the JWT's iat; the same signed bytes again have the same key.
+      replayKey: `${createHash("sha256").update(raw).digest("hex")}:${iat}`,
+      signedAt: new Date(iat * 1000),
     } satisfies WebhookEvent);
+    const again = await plaid.verifyWebhook({ "Plaid-Verification": fake.signWebhook(raw, { iat: iat + 1 }) }, raw);
+    expect(again.replayKey).not.toBe(event.replayKey);
   });
 
   it.each([

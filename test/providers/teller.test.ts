@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProviderError } from "../../services/sync/providers/provider.js";
 import { TellerProvider, type TellerOptions } from "../../services/sync/providers/teller/index.js";
@@ -244,10 +245,10 @@ describe("Teller failures", () => {
     expect((await collect(teller.sync(creds(enrollment), null))).flatMap((p) => p.added)).toHaveLength(6);
   });
 
-  it("retries a transactions call that timed out once, and says unavailable when the retry times out too", async () => {
+  it("retries a transactions call that timed out, and says unavailable when every try times out", async () => {
     const enrollment = fake.createEnrollment(1);
     const path = `/accounts/${enrollment.accounts[0].id}/transactions`;
-    const patient = provider({ timeoutMs: 200, timeoutRetryDelayMs: 10 });
+    const patient = provider({ timeoutMs: 200, retry: { tries: 2, firstDelayMs: 10, maxWaitMs: 0 } });
     fake.faults.add(path, { kind: "slow", ms: 500 });
     const before = fake.requests.length;
     const pages = await collect(patient.sync(creds(enrollment), null));
@@ -307,6 +308,17 @@ describe("Teller webhook verification", () => {
     const event = await verify(body, fake.signWebhook(body));
     expect(event).toMatchObject({ type, action, eventId: expect.stringMatching(/^wh_/) });
     expect(event.providerItemIds).toEqual(type === "webhook.test" ? [] : ["enr_1"]);
+  });
+
+  it("names a delivery by its signature's timestamp and the body's hash (its replay key)", async () => {
+    const body = fake.webhookBody("transactions.processed", { enrollment_id: "enr_1", transactions: [] });
+    const t = Math.floor(Date.now() / 1000) - 5;
+    const event = await verify(body, fake.signWebhook(body, { t }));
+    expect(event).toMatchObject({
+      replayKey: `${t}:${createHash("sha256").update(body).digest("hex")}`,
+      signedAt: new Date(t * 1000),
+    });
+    expect((await verify(body, fake.signWebhook(body, { t: t + 1 }))).replayKey).not.toBe(event.replayKey);
   });
 
   it("accepts either secret while one is being rotated", async () => {

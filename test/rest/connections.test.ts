@@ -52,6 +52,10 @@ const SPEC_FIELDS = [
   "user_name",
   "created_at",
   "updated_at",
+  // Rows the newest sync that skipped any could not store (docs/sync.md, "Faults").
+  "warnings",
+  "warning_rows",
+  "warnings_sync_log_id",
 ];
 
 let items = 0;
@@ -220,7 +224,12 @@ describe("actions on a connection", () => {
     await waitFor(async () => (await syncLogsOf(c.id)).length === 1, "first sync");
     const res = await req("POST", `/api/v1/connections/${c.short_id}/sync`);
     expect(res.statusCode).toBe(202);
-    expect(res.json()).toMatchObject({ status: "queued", connection: { id: c.id } });
+    expect(res.json()).toMatchObject({
+      status: "queued",
+      already_pending: false,
+      sync: { state: "waiting", retries: 0 },
+      connection: { id: c.id, warnings: 0, warning_rows: [], warnings_sync_log_id: null },
+    });
     await waitFor(async () => (await syncLogsOf(c.id)).some((l) => l.trigger === "manual"), "manual sync");
     expectEnvelope(
       await req("POST", `/api/v1/connections/${c.short_id}/sync`, undefined, s.readKey),

@@ -301,6 +301,8 @@ describe("CSV files that used to be misread", () => {
     const csv = "Date,Amount,Description\n2026-01-05,-1.00,a\n1850-01-06,-2.00,b\n";
     const res = await connect("Old dates", { csv });
     const { log } = await importOf(res.json());
-    expect(log.skipped).toEqual([{ row: "line 3", reason: '"1850-01-06" is outside the years 1900 to 2999' }]);
+    expect(log.skipped).toEqual([
+      { row: "line 3", amount: null, reason: '"1850-01-06" is outside the years 1900 to 2999' },
+    ]);
   });
 });

@@ -34,9 +34,21 @@ describe("readEnv: the one reader of Coffer's environment", () => {
       plaid: null,
       teller: null,
       simplefin: { timeoutSeconds: 120 },
+      providerRetry: { tries: 3, firstDelayMs: 10_000, maxWaitMs: 60_000 },
       plaidLinkScriptUrl: "https://cdn.plaid.com/link/v2/stable/link-initialize.js",
       tellerConnectScriptUrl: "https://cdn.teller.io/connect/connect.js",
     });
+  });
+
+  it("reads the provider retry policy, and refuses values out of range", () => {
+    const env = {
+      COFFER_PROVIDER_RETRIES: "1",
+      COFFER_PROVIDER_RETRY_DELAY_MS: "50",
+      COFFER_PROVIDER_RETRY_MAX_WAIT_SECONDS: "0",
+    };
+    expect(readEnv(env).providerRetry).toEqual({ tries: 1, firstDelayMs: 50, maxWaitMs: 0 });
+    expect(() => readEnv({ COFFER_PROVIDER_RETRIES: "0" })).toThrow(/COFFER_PROVIDER_RETRIES/);
+    expect(() => readEnv({ COFFER_PROVIDER_RETRY_DELAY_MS: "soon" })).toThrow(/COFFER_PROVIDER_RETRY_DELAY_MS/);
   });
 
   it("logs readable lines to a terminal and JSON anywhere else, unless COFFER_LOG_FORMAT says", () => {

@@ -5,6 +5,7 @@ import {
   canonicalMoney,
   centsOf,
   formatCents,
+  moneyFromDecimal,
   moneyFromJsonNumber,
   negateMoney,
 } from "../../common/money.js";
@@ -20,15 +21,22 @@ describe("moneyFromJsonNumber", () => {
     [1234567890.12, "1234567890.12"],
     [JSON.parse("99.99") as number, "99.99"],
     [JSON.parse("4.10") as number, "4.10"],
+    // Float noise: a JSON number within 1e-6 of a whole cent is that cent.
+    [JSON.parse("19.509999999999998") as number, "19.51"],
+    [0.1 + 0.2, "0.30"],
+    [JSON.parse("1234.5600000000002") as number, "1234.56"],
+    [JSON.parse("-7.0000000000000009") as number, "-7.00"],
+    [0.1 + 0.2 - 0.3, "0.00"],
+    [1e-7, "0.00"],
   ])("%s → %s", (n, text) => {
     expect(moneyFromJsonNumber(n)).toBe(text);
   });
 
   it.each([
     ["more than 2 decimals", 1.005],
-    ["a float artefact", 0.1 + 0.2],
+    ["a third decimal", 0.015],
+    ["a third decimal off a cent by more than 1e-6", 12.000002],
     ["an exponent (large)", 1e21],
-    ["an exponent (small)", 1e-7],
     ["more than 10 integer digits", 12345678901],
     ["NaN", NaN],
     ["Infinity", Infinity],
@@ -37,6 +45,29 @@ describe("moneyFromJsonNumber", () => {
   ])("refuses %s", (_what, n) => {
     expect(moneyFromJsonNumber(n)).toBeNull();
   });
+});
+
+describe("moneyFromDecimal", () => {
+  it.each([
+    ["19.509999999999998", "19.51"],
+    ["0.30000000000000004", "0.30"],
+    ["1234.5600000000002", "1234.56"],
+    ["-5.0000000000000001", "-5.00"],
+    ["-5.0099999999", "-5.01"],
+    ["2.500", "2.50"],
+    ["12.3", "12.30"],
+    ["7.", "7.00"],
+    ["1.0000010", "1.00"],
+  ])("%s → %s", (text, money) => {
+    expect(moneyFromDecimal(text)).toBe(money);
+  });
+
+  it.each(["1.005", "1.0000011", "0.001", "12345678901.00", "1e3", "", "abc", "1.2.3", "+1.00"])(
+    "%j is refused",
+    (text) => {
+      expect(moneyFromDecimal(text)).toBeNull();
+    },
+  );
 });
 
 describe("canonicalMoney and negateMoney", () => {

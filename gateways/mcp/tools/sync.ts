@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { connectionJson, connectionShape, listedConnection, listedShape } from "../../shared/connection-json.js";
+import {
+  connectionJson,
+  connectionShape,
+  listedConnection,
+  listedShape,
+  pendingSyncJson,
+  pendingSyncShape,
+} from "../../shared/connection-json.js";
 import { defineTool, type ToolDef } from "../tool.js";
 
 /** What every connection tool says about the objects it returns (the REST presenter's, unchanged). */
@@ -8,7 +15,11 @@ const FIELDS =
   "taken), institution_name, institution_id, provider (plaid, teller, simplefin or csv), status (active: " +
   "syncing normally; error: the last sync failed, see error_code and error_message; pending_reauth: the bank " +
   "needs the person to log in again; disconnected), last_synced_at (when the last successful sync ended), " +
-  "user_id (the owner's short id), user_name, created_at, updated_at.";
+  "user_id (the owner's short id), user_name, created_at, updated_at, warnings (rows the newest sync that " +
+  "skipped any could not store, e.g. an amount that is not a whole number of cents; 0 when none — the " +
+  "connection stays active, everything else was stored), warning_rows (the first 20 of those rows: row, " +
+  "reason, amount as the provider wrote it) and warnings_sync_log_id (the short id of the sync log that " +
+  "skipped them).";
 
 export const getSyncStatus = defineTool({
   name: "get_sync_status",
@@ -48,14 +59,26 @@ export const triggerSync = defineTool({
   title: "Sync a connection now",
   description:
     "Queues a sync of one connection (it runs even when the connection is paused); the result shows up in " +
-    "get_sync_status once it ends. Returns the connection as POST /api/v1/connections/{id}/sync does. " +
-    "Needs a full_access key.",
+    "get_sync_status once it ends. A sync already waiting to start or to retry answers the request instead " +
+    "(already_pending: true). Returns what POST /api/v1/connections/{id}/sync returns. Needs a full_access key.",
   readOnly: false,
   inputSchema: { id: z.string().min(1).describe("connection id: the UUID or the short id (see list_connections)") },
-  outputSchema: { status: z.literal("queued"), connection: connectionShape },
+  outputSchema: {
+    status: z.literal("queued"),
+    already_pending: z
+      .boolean()
+      .describe("true when a sync was already waiting to start or to retry: it answers this request, none is added"),
+    sync: pendingSyncShape.describe("the sync that answers the request (null once it has started)"),
+    connection: connectionShape,
+  },
   async handler(core, opts, args) {
     const r = await core.connections.syncConnection({ id: args.id }, opts);
-    return { status: "queued" as const, connection: connectionJson(r.connection!) };
+    return {
+      status: "queued" as const,
+      already_pending: !r.queued,
+      sync: pendingSyncJson(r),
+      connection: connectionJson(r.connection!),
+    };
   },
 });
 

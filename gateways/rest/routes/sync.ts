@@ -9,7 +9,14 @@ import {
   type LinkSession,
 } from "../../../gen/coffer/v1/sync_pb.js";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { connectionJson, connectionShape, listedConnection, listedShape } from "../../shared/connection-json.js";
+import {
+  connectionJson,
+  connectionShape,
+  listedConnection,
+  listedShape,
+  pendingSyncJson,
+  pendingSyncShape,
+} from "../../shared/connection-json.js";
 import { ref } from "../../shared/params.js";
 import { restShapeOf, toRest } from "../../shared/rest-json.js";
 import { defineRawRoute, defineRoute, NO_CONTENT, type RestRoute } from "../route.js";
@@ -131,13 +138,23 @@ export const syncRoutes: RestRoute[] = [
   defineRoute({
     method: "POST",
     url: "/api/v1/connections/:id/sync",
-    response: z.object({ status: z.literal("queued"), connection: connectionShape }),
+    response: z.object({
+      status: z.literal("queued"),
+      already_pending: z.boolean(),
+      sync: pendingSyncShape,
+      connection: connectionShape,
+    }),
     status: 202,
     bodyOptional: true,
     body: {},
     async handler({ core, opts, params }) {
       const r = await core.connections.syncConnection({ id: params.id }, opts);
-      return { status: "queued", connection: connection(r.connection) };
+      return {
+        status: "queued" as const,
+        already_pending: !r.queued,
+        sync: pendingSyncJson(r),
+        connection: connection(r.connection),
+      };
     },
   }),
   defineRoute({

@@ -13,7 +13,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file coffer/v1/sync.proto.
  */
 export const file_coffer_v1_sync: GenFile = /*@__PURE__*/
-  fileDesc("ChRjb2ZmZXIvdjEvc3luYy5wcm90bxIJY29mZmVyLnYxIkYKD0NyZWRlbnRpYWxGaWVsZBIMCgR0eXBlGAEgASgJEhAKCHJlcXVpcmVkGAIgASgIEhMKC2Rlc2NyaXB0aW9uGAMgASgJIvwBCghQcm92aWRlchIMCgRuYW1lGAEgASgJEhIKCmNvbmZpZ3VyZWQYAiABKAgSGgoSbmVlZHNfbGlua19zZXNzaW9uGAMgASgIEhQKDGNhcGFiaWxpdGllcxgEIAMoCRJGChJjcmVkZW50aWFsc19zY2hlbWEYBSADKAsyKi5jb2ZmZXIudjEuUHJvdmlkZXIuQ3JlZGVudGlhbHNTY2hlbWFFbnRyeRpUChZDcmVkZW50aWFsc1NjaGVtYUVudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLmNvZmZlci52MS5DcmVkZW50aWFsRmllbGQ6AjgBIlEKC0xpbmtTZXNzaW9uEhIKCmxpbmtfdG9rZW4YASABKAkSLgoKZXhwaXJhdGlvbhgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAinAMKCkNvbm5lY3Rpb24SCgoCaWQYASABKAkSEAoIc2hvcnRfaWQYAiABKAkSGAoQaW5zdGl0dXRpb25fbmFtZRgDIAEoCRIWCg5pbnN0aXR1dGlvbl9pZBgEIAEoCRIQCghwcm92aWRlchgFIAEoCRIOCgZzdGF0dXMYBiABKAkSMgoObGFzdF9zeW5jZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKCmVycm9yX2NvZGUYCCABKAlIAIgBARIaCg1lcnJvcl9tZXNzYWdlGAkgASgJSAGIAQESDwoHdXNlcl9pZBgKIAEoCRIRCgl1c2VyX25hbWUYCyABKAkSLgoKY3JlYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGcGF1c2VkGA4gASgIQg0KC19lcnJvcl9jb2RlQhAKDl9lcnJvcl9tZXNzYWdlIhYKFExpc3RQcm92aWRlcnNSZXF1ZXN0Ij8KFUxpc3RQcm92aWRlcnNSZXNwb25zZRImCglwcm92aWRlcnMYASADKAsyEy5jb2ZmZXIudjEuUHJvdmlkZXIiIgoSR2V0UHJvdmlkZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkiPAoTR2V0UHJvdmlkZXJSZXNwb25zZRIlCghwcm92aWRlchgBIAEoCzITLmNvZmZlci52MS5Qcm92aWRlciI9ChhDcmVhdGVMaW5rU2Vzc2lvblJlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkSDwoHdXNlcl9pZBgCIAEoCSJJChlDcmVhdGVMaW5rU2Vzc2lvblJlc3BvbnNlEiwKDGxpbmtfc2Vzc2lvbhgBIAEoCzIWLmNvZmZlci52MS5MaW5rU2Vzc2lvbiIYChZMaXN0Q29ubmVjdGlvbnNSZXF1ZXN0IkUKF0xpc3RDb25uZWN0aW9uc1Jlc3BvbnNlEioKC2Nvbm5lY3Rpb25zGAEgAygLMhUuY29mZmVyLnYxLkNvbm5lY3Rpb24iIgoUR2V0Q29ubmVjdGlvblJlcXVlc3QSCgoCaWQYASABKAkiQgoVR2V0Q29ubmVjdGlvblJlc3BvbnNlEikKCmNvbm5lY3Rpb24YASABKAsyFS5jb2ZmZXIudjEuQ29ubmVjdGlvbiJqChdDcmVhdGVDb25uZWN0aW9uUmVxdWVzdBIQCghwcm92aWRlchgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEiwKC2NyZWRlbnRpYWxzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJFChhDcmVhdGVDb25uZWN0aW9uUmVzcG9uc2USKQoKY29ubmVjdGlvbhgBIAEoCzIVLmNvZmZlci52MS5Db25uZWN0aW9uIiMKFVN5bmNDb25uZWN0aW9uUmVxdWVzdBIKCgJpZBgBIAEoCSJDChZTeW5jQ29ubmVjdGlvblJlc3BvbnNlEikKCmNvbm5lY3Rpb24YASABKAsyFS5jb2ZmZXIudjEuQ29ubmVjdGlvbiJTChdSZWF1dGhDb25uZWN0aW9uUmVxdWVzdBIKCgJpZBgBIAEoCRIsCgtjcmVkZW50aWFscxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QicwoYUmVhdXRoQ29ubmVjdGlvblJlc3BvbnNlEikKCmNvbm5lY3Rpb24YASABKAsyFS5jb2ZmZXIudjEuQ29ubmVjdGlvbhIsCgxsaW5rX3Nlc3Npb24YAiABKAsyFi5jb2ZmZXIudjEuTGlua1Nlc3Npb24iOAoaU2V0Q29ubmVjdGlvblBhdXNlZFJlcXVlc3QSCgoCaWQYASABKAkSDgoGcGF1c2VkGAIgASgIIkgKG1NldENvbm5lY3Rpb25QYXVzZWRSZXNwb25zZRIpCgpjb25uZWN0aW9uGAEgASgLMhUuY29mZmVyLnYxLkNvbm5lY3Rpb24iJQoXRGVsZXRlQ29ubmVjdGlvblJlcXVlc3QSCgoCaWQYASABKAkiRQoYRGVsZXRlQ29ubmVjdGlvblJlc3BvbnNlEikKCmNvbm5lY3Rpb24YASABKAsyFS5jb2ZmZXIudjEuQ29ubmVjdGlvbiLtAQoXUHJldmlld0NzdkltcG9ydFJlcXVlc3QSCwoDY3N2GAEgASgJEi8KDmNvbHVtbl9tYXBwaW5nGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIYCgtkYXRlX2Zvcm1hdBgDIAEoCUgAiAEBEh4KEXBvc2l0aXZlX2lzX2RlYml0GAQgASgISAGIAQESHgoRZGVjaW1hbF9zZXBhcmF0b3IYBSABKAlIAogBAUIOCgxfZGF0ZV9mb3JtYXRCFAoSX3Bvc2l0aXZlX2lzX2RlYml0QhQKEl9kZWNpbWFsX3NlcGFyYXRvciI/CgxDc3ZBbWJpZ3VpdHkSDQoFZmllbGQYASABKAkSDwoHb3B0aW9ucxgCIAMoCRIPCgdtZXNzYWdlGAMgASgJIp0BCgxDc3ZTYW1wbGVSb3cSDAoEbGluZRgBIAEoBRIMCgRkYXRlGAIgASgJEhQKBmFtb3VudBgDIAEoCUIE0PMYARITCgtkZXNjcmlwdGlvbhgEIAEoCRIVCghtZXJjaGFudBgFIAEoCUgAiAEBEhUKCGNhdGVnb3J5GAYgASgJSAGIAQFCCwoJX21lcmNoYW50QgsKCV9jYXRlZ29yeSIrCgtDc3ZSb3dFcnJvchIMCgRsaW5lGAEgASgFEg4KBnJlYXNvbhgCIAEoCSLNAgoYUHJldmlld0NzdkltcG9ydFJlc3BvbnNlEhEKCWRlbGltaXRlchgBIAEoCRIPCgdoZWFkZXJzGAIgAygJEjEKEGluZmVycmVkX21hcHBpbmcYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhMKC2RhdGVfZm9ybWF0GAQgASgJEiwKC3NhbXBsZV9yb3dzGAUgAygLMhcuY29mZmVyLnYxLkNzdlNhbXBsZVJvdxImCgZlcnJvcnMYBiADKAsyFi5jb2ZmZXIudjEuQ3N2Um93RXJyb3ISEQoJcm93X2NvdW50GAcgASgFEhMKC2Vycm9yX2NvdW50GAggASgFEhkKEWRlY2ltYWxfc2VwYXJhdG9yGAkgASgJEiwKC2FtYmlndWl0aWVzGAogAygLMhcuY29mZmVyLnYxLkNzdkFtYmlndWl0eSIpCgpTa2lwcGVkUm93EgsKA3JvdxgBIAEoCRIOCgZyZWFzb24YAiABKAki5QMKB1N5bmNMb2cSCgoCaWQYASABKAkSEAoIc2hvcnRfaWQYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRIPCgd0cmlnZ2VyGAUgASgJEg4KBnN0YXR1cxgGIAEoCRIuCgpzdGFydGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtmaW5pc2hlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGAoLZHVyYXRpb25fbXMYCSABKANIAIgBARINCgVwYWdlcxgKIAEoBRINCgVhZGRlZBgLIAEoBRIQCghtb2RpZmllZBgMIAEoBRIPCgdyZW1vdmVkGA0gASgFEhEKCXVuY2hhbmdlZBgOIAEoBRIVCg1za2lwcGVkX2NvdW50GA8gASgFEiYKB3NraXBwZWQYECADKAsyFS5jb2ZmZXIudjEuU2tpcHBlZFJvdxIXCgplcnJvcl9jb2RlGBEgASgJSAGIAQESGgoNZXJyb3JfbWVzc2FnZRgSIAEoCUgCiAEBQg4KDF9kdXJhdGlvbl9tc0INCgtfZXJyb3JfY29kZUIQCg5fZXJyb3JfbWVzc2FnZSJiChNMaXN0U3luY0xvZ3NSZXF1ZXN0EhoKDWNvbm5lY3Rpb25faWQYASABKAlIAIgBARINCgVsaW1pdBgCIAEoBRIOCgZjdXJzb3IYAyABKAlCEAoOX2Nvbm5lY3Rpb25faWQiZAoUTGlzdFN5bmNMb2dzUmVzcG9uc2USJQoJc3luY19sb2dzGAEgAygLMhIuY29mZmVyLnYxLlN5bmNMb2cSEwoLbmV4dF9jdXJzb3IYAiABKAkSEAoIaGFzX21vcmUYAyABKAgilAMKDFdlYmhvb2tFdmVudBIKCgJpZBgBIAEoCRIQCghzaG9ydF9pZBgCIAEoCRIQCghwcm92aWRlchgDIAEoCRIVCghldmVudF9pZBgEIAEoCUgAiAEBEhcKCmV2ZW50X3R5cGUYBSABKAlIAYgBARIOCgZzdGF0dXMYBiABKAkSEwoGcmVhc29uGAcgASgJSAKIAQESEwoGYWN0aW9uGAggASgJSAOIAQESFgoOY29ubmVjdGlvbl9pZHMYCSADKAkSLwoLcmVjZWl2ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlcGxheWVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxyZXBsYXlfY291bnQYDCABKAUSKAoHcGF5bG9hZBgNIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCwoJX2V2ZW50X2lkQg0KC19ldmVudF90eXBlQgkKB19yZWFzb25CCQoHX2FjdGlvbiKnAQoVUmVjZWl2ZVdlYmhvb2tSZXF1ZXN0EhAKCHByb3ZpZGVyGAEgASgJEj4KB2hlYWRlcnMYAiADKAsyLS5jb2ZmZXIudjEuUmVjZWl2ZVdlYmhvb2tSZXF1ZXN0LkhlYWRlcnNFbnRyeRIMCgRib2R5GAMgASgMGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkAKFlJlY2VpdmVXZWJob29rUmVzcG9uc2USDwoCaWQYASABKAlIAIgBARIOCgZzdGF0dXMYAiABKAlCBQoDX2lkIn0KGExpc3RXZWJob29rRXZlbnRzUmVxdWVzdBIVCghwcm92aWRlchgBIAEoCUgAiAEBEhMKBnN0YXR1cxgCIAEoCUgBiAEBEg0KBWxpbWl0GAMgASgFEg4KBmN1cnNvchgEIAEoCUILCglfcHJvdmlkZXJCCQoHX3N0YXR1cyJzChlMaXN0V2ViaG9va0V2ZW50c1Jlc3BvbnNlEi8KDndlYmhvb2tfZXZlbnRzGAEgAygLMhcuY29mZmVyLnYxLldlYmhvb2tFdmVudBITCgtuZXh0X2N1cnNvchgCIAEoCRIQCghoYXNfbW9yZRgDIAEoCCInChlSZXBsYXlXZWJob29rRXZlbnRSZXF1ZXN0EgoKAmlkGAEgASgJIkwKGlJlcGxheVdlYmhvb2tFdmVudFJlc3BvbnNlEi4KDXdlYmhvb2tfZXZlbnQYASABKAsyFy5jb2ZmZXIudjEuV2ViaG9va0V2ZW50MqsCCg9Qcm92aWRlclNlcnZpY2USWwoNTGlzdFByb3ZpZGVycxIfLmNvZmZlci52MS5MaXN0UHJvdmlkZXJzUmVxdWVzdBogLmNvZmZlci52MS5MaXN0UHJvdmlkZXJzUmVzcG9uc2UiB5ACAcjzGAISVQoLR2V0UHJvdmlkZXISHS5jb2ZmZXIudjEuR2V0UHJvdmlkZXJSZXF1ZXN0Gh4uY29mZmVyLnYxLkdldFByb3ZpZGVyUmVzcG9uc2UiB5ACAcjzGAISZAoRQ3JlYXRlTGlua1Nlc3Npb24SIy5jb2ZmZXIudjEuQ3JlYXRlTGlua1Nlc3Npb25SZXF1ZXN0GiQuY29mZmVyLnYxLkNyZWF0ZUxpbmtTZXNzaW9uUmVzcG9uc2UiBMjzGAMyqwYKEUNvbm5lY3Rpb25TZXJ2aWNlEmEKD0xpc3RDb25uZWN0aW9ucxIhLmNvZmZlci52MS5MaXN0Q29ubmVjdGlvbnNSZXF1ZXN0GiIuY29mZmVyLnYxLkxpc3RDb25uZWN0aW9uc1Jlc3BvbnNlIgeQAgHI8xgCElsKDUdldENvbm5lY3Rpb24SHy5jb2ZmZXIudjEuR2V0Q29ubmVjdGlvblJlcXVlc3QaIC5jb2ZmZXIudjEuR2V0Q29ubmVjdGlvblJlc3BvbnNlIgeQAgHI8xgCEmEKEENyZWF0ZUNvbm5lY3Rpb24SIi5jb2ZmZXIudjEuQ3JlYXRlQ29ubmVjdGlvblJlcXVlc3QaIy5jb2ZmZXIudjEuQ3JlYXRlQ29ubmVjdGlvblJlc3BvbnNlIgTI8xgDElsKDlN5bmNDb25uZWN0aW9uEiAuY29mZmVyLnYxLlN5bmNDb25uZWN0aW9uUmVxdWVzdBohLmNvZmZlci52MS5TeW5jQ29ubmVjdGlvblJlc3BvbnNlIgTI8xgDEmEKEFJlYXV0aENvbm5lY3Rpb24SIi5jb2ZmZXIudjEuUmVhdXRoQ29ubmVjdGlvblJlcXVlc3QaIy5jb2ZmZXIudjEuUmVhdXRoQ29ubmVjdGlvblJlc3BvbnNlIgTI8xgDEmoKE1NldENvbm5lY3Rpb25QYXVzZWQSJS5jb2ZmZXIudjEuU2V0Q29ubmVjdGlvblBhdXNlZFJlcXVlc3QaJi5jb2ZmZXIudjEuU2V0Q29ubmVjdGlvblBhdXNlZFJlc3BvbnNlIgTI8xgDEmEKEERlbGV0ZUNvbm5lY3Rpb24SIi5jb2ZmZXIudjEuRGVsZXRlQ29ubmVjdGlvblJlcXVlc3QaIy5jb2ZmZXIudjEuRGVsZXRlQ29ubmVjdGlvblJlc3BvbnNlIgTI8xgDEmQKEFByZXZpZXdDc3ZJbXBvcnQSIi5jb2ZmZXIudjEuUHJldmlld0NzdkltcG9ydFJlcXVlc3QaIy5jb2ZmZXIudjEuUHJldmlld0NzdkltcG9ydFJlc3BvbnNlIgeQAgHI8xgDMmcKC1N5bmNTZXJ2aWNlElgKDExpc3RTeW5jTG9ncxIeLmNvZmZlci52MS5MaXN0U3luY0xvZ3NSZXF1ZXN0Gh8uY29mZmVyLnYxLkxpc3RTeW5jTG9nc1Jlc3BvbnNlIgeQAgHI8xgCMr8CCg5XZWJob29rU2VydmljZRJbCg5SZWNlaXZlV2ViaG9vaxIgLmNvZmZlci52MS5SZWNlaXZlV2ViaG9va1JlcXVlc3QaIS5jb2ZmZXIudjEuUmVjZWl2ZVdlYmhvb2tSZXNwb25zZSIEyPMYARJnChFMaXN0V2ViaG9va0V2ZW50cxIjLmNvZmZlci52MS5MaXN0V2ViaG9va0V2ZW50c1JlcXVlc3QaJC5jb2ZmZXIudjEuTGlzdFdlYmhvb2tFdmVudHNSZXNwb25zZSIHkAIByPMYAhJnChJSZXBsYXlXZWJob29rRXZlbnQSJC5jb2ZmZXIudjEuUmVwbGF5V2ViaG9va0V2ZW50UmVxdWVzdBolLmNvZmZlci52MS5SZXBsYXlXZWJob29rRXZlbnRSZXNwb25zZSIEyPMYA2IGcHJvdG8z", [file_coffer_v1_options, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChRjb2ZmZXIvdjEvc3luYy5wcm90bxIJY29mZmVyLnYxIkYKD0NyZWRlbnRpYWxGaWVsZBIMCgR0eXBlGAEgASgJEhAKCHJlcXVpcmVkGAIgASgIEhMKC2Rlc2NyaXB0aW9uGAMgASgJIvwBCghQcm92aWRlchIMCgRuYW1lGAEgASgJEhIKCmNvbmZpZ3VyZWQYAiABKAgSGgoSbmVlZHNfbGlua19zZXNzaW9uGAMgASgIEhQKDGNhcGFiaWxpdGllcxgEIAMoCRJGChJjcmVkZW50aWFsc19zY2hlbWEYBSADKAsyKi5jb2ZmZXIudjEuUHJvdmlkZXIuQ3JlZGVudGlhbHNTY2hlbWFFbnRyeRpUChZDcmVkZW50aWFsc1NjaGVtYUVudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLmNvZmZlci52MS5DcmVkZW50aWFsRmllbGQ6AjgBIlEKC0xpbmtTZXNzaW9uEhIKCmxpbmtfdG9rZW4YASABKAkSLgoKZXhwaXJhdGlvbhgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAilwQKCkNvbm5lY3Rpb24SCgoCaWQYASABKAkSEAoIc2hvcnRfaWQYAiABKAkSGAoQaW5zdGl0dXRpb25fbmFtZRgDIAEoCRIWCg5pbnN0aXR1dGlvbl9pZBgEIAEoCRIQCghwcm92aWRlchgFIAEoCRIOCgZzdGF0dXMYBiABKAkSMgoObGFzdF9zeW5jZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKCmVycm9yX2NvZGUYCCABKAlIAIgBARIaCg1lcnJvcl9tZXNzYWdlGAkgASgJSAGIAQESDwoHdXNlcl9pZBgKIAEoCRIRCgl1c2VyX25hbWUYCyABKAkSLgoKY3JlYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGcGF1c2VkGA4gASgIEhAKCHdhcm5pbmdzGA8gASgFEisKDHdhcm5pbmdfcm93cxgQIAMoCzIVLmNvZmZlci52MS5Ta2lwcGVkUm93EiEKFHdhcm5pbmdzX3N5bmNfbG9nX2lkGBEgASgJSAKIAQFCDQoLX2Vycm9yX2NvZGVCEAoOX2Vycm9yX21lc3NhZ2VCFwoVX3dhcm5pbmdzX3N5bmNfbG9nX2lkIhYKFExpc3RQcm92aWRlcnNSZXF1ZXN0Ij8KFUxpc3RQcm92aWRlcnNSZXNwb25zZRImCglwcm92aWRlcnMYASADKAsyEy5jb2ZmZXIudjEuUHJvdmlkZXIiIgoSR2V0UHJvdmlkZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkiPAoTR2V0UHJvdmlkZXJSZXNwb25zZRIlCghwcm92aWRlchgBIAEoCzITLmNvZmZlci52MS5Qcm92aWRlciI9ChhDcmVhdGVMaW5rU2Vzc2lvblJlcXVlc3QSEAoIcHJvdmlkZXIYASABKAkSDwoHdXNlcl9pZBgCIAEoCSJJChlDcmVhdGVMaW5rU2Vzc2lvblJlc3BvbnNlEiwKDGxpbmtfc2Vzc2lvbhgBIAEoCzIWLmNvZmZlci52MS5MaW5rU2Vzc2lvbiIYChZMaXN0Q29ubmVjdGlvbnNSZXF1ZXN0IkUKF0xpc3RDb25uZWN0aW9uc1Jlc3BvbnNlEioKC2Nvbm5lY3Rpb25zGAEgAygLMhUuY29mZmVyLnYxLkNvbm5lY3Rpb24iIgoUR2V0Q29ubmVjdGlvblJlcXVlc3QSCgoCaWQYASABKAkiQgoVR2V0Q29ubmVjdGlvblJlc3BvbnNlEikKCmNvbm5lY3Rpb24YASABKAsyFS5jb2ZmZXIudjEuQ29ubmVjdGlvbiJqChdDcmVhdGVDb25uZWN0aW9uUmVxdWVzdBIQCghwcm92aWRlchgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEiwKC2NyZWRlbnRpYWxzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJFChhDcmVhdGVDb25uZWN0aW9uUmVzcG9uc2USKQoKY29ubmVjdGlvbhgBIAEoCzIVLmNvZmZlci52MS5Db25uZWN0aW9uIiMKFVN5bmNDb25uZWN0aW9uUmVxdWVzdBIKCgJpZBgBIAEoCSJ5ChZTeW5jQ29ubmVjdGlvblJlc3BvbnNlEikKCmNvbm5lY3Rpb24YASABKAsyFS5jb2ZmZXIudjEuQ29ubmVjdGlvbhIOCgZxdWV1ZWQYAiABKAgSJAoEc3luYxgDIAEoCzIWLmNvZmZlci52MS5QZW5kaW5nU3luYyKUAQoLUGVuZGluZ1N5bmMSDQoFc3RhdGUYASABKAkSMAoMcmVxdWVzdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9uZXh0X2F0dGVtcHRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3JldHJpZXMYBCABKAUiUwoXUmVhdXRoQ29ubmVjdGlvblJlcXVlc3QSCgoCaWQYASABKAkSLAoLY3JlZGVudGlhbHMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0InMKGFJlYXV0aENvbm5lY3Rpb25SZXNwb25zZRIpCgpjb25uZWN0aW9uGAEgASgLMhUuY29mZmVyLnYxLkNvbm5lY3Rpb24SLAoMbGlua19zZXNzaW9uGAIgASgLMhYuY29mZmVyLnYxLkxpbmtTZXNzaW9uIjgKGlNldENvbm5lY3Rpb25QYXVzZWRSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBnBhdXNlZBgCIAEoCCJIChtTZXRDb25uZWN0aW9uUGF1c2VkUmVzcG9uc2USKQoKY29ubmVjdGlvbhgBIAEoCzIVLmNvZmZlci52MS5Db25uZWN0aW9uIiUKF0RlbGV0ZUNvbm5lY3Rpb25SZXF1ZXN0EgoKAmlkGAEgASgJIkUKGERlbGV0ZUNvbm5lY3Rpb25SZXNwb25zZRIpCgpjb25uZWN0aW9uGAEgASgLMhUuY29mZmVyLnYxLkNvbm5lY3Rpb24i7QEKF1ByZXZpZXdDc3ZJbXBvcnRSZXF1ZXN0EgsKA2NzdhgBIAEoCRIvCg5jb2x1bW5fbWFwcGluZxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGAoLZGF0ZV9mb3JtYXQYAyABKAlIAIgBARIeChFwb3NpdGl2ZV9pc19kZWJpdBgEIAEoCEgBiAEBEh4KEWRlY2ltYWxfc2VwYXJhdG9yGAUgASgJSAKIAQFCDgoMX2RhdGVfZm9ybWF0QhQKEl9wb3NpdGl2ZV9pc19kZWJpdEIUChJfZGVjaW1hbF9zZXBhcmF0b3IiPwoMQ3N2QW1iaWd1aXR5Eg0KBWZpZWxkGAEgASgJEg8KB29wdGlvbnMYAiADKAkSDwoHbWVzc2FnZRgDIAEoCSKdAQoMQ3N2U2FtcGxlUm93EgwKBGxpbmUYASABKAUSDAoEZGF0ZRgCIAEoCRIUCgZhbW91bnQYAyABKAlCBNDzGAESEwoLZGVzY3JpcHRpb24YBCABKAkSFQoIbWVyY2hhbnQYBSABKAlIAIgBARIVCghjYXRlZ29yeRgGIAEoCUgBiAEBQgsKCV9tZXJjaGFudEILCglfY2F0ZWdvcnkiKwoLQ3N2Um93RXJyb3ISDAoEbGluZRgBIAEoBRIOCgZyZWFzb24YAiABKAkizQIKGFByZXZpZXdDc3ZJbXBvcnRSZXNwb25zZRIRCglkZWxpbWl0ZXIYASABKAkSDwoHaGVhZGVycxgCIAMoCRIxChBpbmZlcnJlZF9tYXBwaW5nGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBITCgtkYXRlX2Zvcm1hdBgEIAEoCRIsCgtzYW1wbGVfcm93cxgFIAMoCzIXLmNvZmZlci52MS5Dc3ZTYW1wbGVSb3cSJgoGZXJyb3JzGAYgAygLMhYuY29mZmVyLnYxLkNzdlJvd0Vycm9yEhEKCXJvd19jb3VudBgHIAEoBRITCgtlcnJvcl9jb3VudBgIIAEoBRIZChFkZWNpbWFsX3NlcGFyYXRvchgJIAEoCRIsCgthbWJpZ3VpdGllcxgKIAMoCzIXLmNvZmZlci52MS5Dc3ZBbWJpZ3VpdHkiSQoKU2tpcHBlZFJvdxILCgNyb3cYASABKAkSDgoGcmVhc29uGAIgASgJEhMKBmFtb3VudBgDIAEoCUgAiAEBQgkKB19hbW91bnQi5QMKB1N5bmNMb2cSCgoCaWQYASABKAkSEAoIc2hvcnRfaWQYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRIPCgd0cmlnZ2VyGAUgASgJEg4KBnN0YXR1cxgGIAEoCRIuCgpzdGFydGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtmaW5pc2hlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGAoLZHVyYXRpb25fbXMYCSABKANIAIgBARINCgVwYWdlcxgKIAEoBRINCgVhZGRlZBgLIAEoBRIQCghtb2RpZmllZBgMIAEoBRIPCgdyZW1vdmVkGA0gASgFEhEKCXVuY2hhbmdlZBgOIAEoBRIVCg1za2lwcGVkX2NvdW50GA8gASgFEiYKB3NraXBwZWQYECADKAsyFS5jb2ZmZXIudjEuU2tpcHBlZFJvdxIXCgplcnJvcl9jb2RlGBEgASgJSAGIAQESGgoNZXJyb3JfbWVzc2FnZRgSIAEoCUgCiAEBQg4KDF9kdXJhdGlvbl9tc0INCgtfZXJyb3JfY29kZUIQCg5fZXJyb3JfbWVzc2FnZSJiChNMaXN0U3luY0xvZ3NSZXF1ZXN0EhoKDWNvbm5lY3Rpb25faWQYASABKAlIAIgBARINCgVsaW1pdBgCIAEoBRIOCgZjdXJzb3IYAyABKAlCEAoOX2Nvbm5lY3Rpb25faWQiZAoUTGlzdFN5bmNMb2dzUmVzcG9uc2USJQoJc3luY19sb2dzGAEgAygLMhIuY29mZmVyLnYxLlN5bmNMb2cSEwoLbmV4dF9jdXJzb3IYAiABKAkSEAoIaGFzX21vcmUYAyABKAgilAMKDFdlYmhvb2tFdmVudBIKCgJpZBgBIAEoCRIQCghzaG9ydF9pZBgCIAEoCRIQCghwcm92aWRlchgDIAEoCRIVCghldmVudF9pZBgEIAEoCUgAiAEBEhcKCmV2ZW50X3R5cGUYBSABKAlIAYgBARIOCgZzdGF0dXMYBiABKAkSEwoGcmVhc29uGAcgASgJSAKIAQESEwoGYWN0aW9uGAggASgJSAOIAQESFgoOY29ubmVjdGlvbl9pZHMYCSADKAkSLwoLcmVjZWl2ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlcGxheWVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxyZXBsYXlfY291bnQYDCABKAUSKAoHcGF5bG9hZBgNIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCwoJX2V2ZW50X2lkQg0KC19ldmVudF90eXBlQgkKB19yZWFzb25CCQoHX2FjdGlvbiKnAQoVUmVjZWl2ZVdlYmhvb2tSZXF1ZXN0EhAKCHByb3ZpZGVyGAEgASgJEj4KB2hlYWRlcnMYAiADKAsyLS5jb2ZmZXIudjEuUmVjZWl2ZVdlYmhvb2tSZXF1ZXN0LkhlYWRlcnNFbnRyeRIMCgRib2R5GAMgASgMGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkAKFlJlY2VpdmVXZWJob29rUmVzcG9uc2USDwoCaWQYASABKAlIAIgBARIOCgZzdGF0dXMYAiABKAlCBQoDX2lkIn0KGExpc3RXZWJob29rRXZlbnRzUmVxdWVzdBIVCghwcm92aWRlchgBIAEoCUgAiAEBEhMKBnN0YXR1cxgCIAEoCUgBiAEBEg0KBWxpbWl0GAMgASgFEg4KBmN1cnNvchgEIAEoCUILCglfcHJvdmlkZXJCCQoHX3N0YXR1cyJzChlMaXN0V2ViaG9va0V2ZW50c1Jlc3BvbnNlEi8KDndlYmhvb2tfZXZlbnRzGAEgAygLMhcuY29mZmVyLnYxLldlYmhvb2tFdmVudBITCgtuZXh0X2N1cnNvchgCIAEoCRIQCghoYXNfbW9yZRgDIAEoCCInChlSZXBsYXlXZWJob29rRXZlbnRSZXF1ZXN0EgoKAmlkGAEgASgJIkwKGlJlcGxheVdlYmhvb2tFdmVudFJlc3BvbnNlEi4KDXdlYmhvb2tfZXZlbnQYASABKAsyFy5jb2ZmZXIudjEuV2ViaG9va0V2ZW50MqsCCg9Qcm92aWRlclNlcnZpY2USWwoNTGlzdFByb3ZpZGVycxIfLmNvZmZlci52MS5MaXN0UHJvdmlkZXJzUmVxdWVzdBogLmNvZmZlci52MS5MaXN0UHJvdmlkZXJzUmVzcG9uc2UiB5ACAcjzGAISVQoLR2V0UHJvdmlkZXISHS5jb2ZmZXIudjEuR2V0UHJvdmlkZXJSZXF1ZXN0Gh4uY29mZmVyLnYxLkdldFByb3ZpZGVyUmVzcG9uc2UiB5ACAcjzGAISZAoRQ3JlYXRlTGlua1Nlc3Npb24SIy5jb2ZmZXIudjEuQ3JlYXRlTGlua1Nlc3Npb25SZXF1ZXN0GiQuY29mZmVyLnYxLkNyZWF0ZUxpbmtTZXNzaW9uUmVzcG9uc2UiBMjzGAMyqwYKEUNvbm5lY3Rpb25TZXJ2aWNlEmEKD0xpc3RDb25uZWN0aW9ucxIhLmNvZmZlci52MS5MaXN0Q29ubmVjdGlvbnNSZXF1ZXN0GiIuY29mZmVyLnYxLkxpc3RDb25uZWN0aW9uc1Jlc3BvbnNlIgeQAgHI8xgCElsKDUdldENvbm5lY3Rpb24SHy5jb2ZmZXIudjEuR2V0Q29ubmVjdGlvblJlcXVlc3QaIC5jb2ZmZXIudjEuR2V0Q29ubmVjdGlvblJlc3BvbnNlIgeQAgHI8xgCEmEKEENyZWF0ZUNvbm5lY3Rpb24SIi5jb2ZmZXIudjEuQ3JlYXRlQ29ubmVjdGlvblJlcXVlc3QaIy5jb2ZmZXIudjEuQ3JlYXRlQ29ubmVjdGlvblJlc3BvbnNlIgTI8xgDElsKDlN5bmNDb25uZWN0aW9uEiAuY29mZmVyLnYxLlN5bmNDb25uZWN0aW9uUmVxdWVzdBohLmNvZmZlci52MS5TeW5jQ29ubmVjdGlvblJlc3BvbnNlIgTI8xgDEmEKEFJlYXV0aENvbm5lY3Rpb24SIi5jb2ZmZXIudjEuUmVhdXRoQ29ubmVjdGlvblJlcXVlc3QaIy5jb2ZmZXIudjEuUmVhdXRoQ29ubmVjdGlvblJlc3BvbnNlIgTI8xgDEmoKE1NldENvbm5lY3Rpb25QYXVzZWQSJS5jb2ZmZXIudjEuU2V0Q29ubmVjdGlvblBhdXNlZFJlcXVlc3QaJi5jb2ZmZXIudjEuU2V0Q29ubmVjdGlvblBhdXNlZFJlc3BvbnNlIgTI8xgDEmEKEERlbGV0ZUNvbm5lY3Rpb24SIi5jb2ZmZXIudjEuRGVsZXRlQ29ubmVjdGlvblJlcXVlc3QaIy5jb2ZmZXIudjEuRGVsZXRlQ29ubmVjdGlvblJlc3BvbnNlIgTI8xgDEmQKEFByZXZpZXdDc3ZJbXBvcnQSIi5jb2ZmZXIudjEuUHJldmlld0NzdkltcG9ydFJlcXVlc3QaIy5jb2ZmZXIudjEuUHJldmlld0NzdkltcG9ydFJlc3BvbnNlIgeQAgHI8xgDMmcKC1N5bmNTZXJ2aWNlElgKDExpc3RTeW5jTG9ncxIeLmNvZmZlci52MS5MaXN0U3luY0xvZ3NSZXF1ZXN0Gh8uY29mZmVyLnYxLkxpc3RTeW5jTG9nc1Jlc3BvbnNlIgeQAgHI8xgCMr8CCg5XZWJob29rU2VydmljZRJbCg5SZWNlaXZlV2ViaG9vaxIgLmNvZmZlci52MS5SZWNlaXZlV2ViaG9va1JlcXVlc3QaIS5jb2ZmZXIudjEuUmVjZWl2ZVdlYmhvb2tSZXNwb25zZSIEyPMYARJnChFMaXN0V2ViaG9va0V2ZW50cxIjLmNvZmZlci52MS5MaXN0V2ViaG9va0V2ZW50c1JlcXVlc3QaJC5jb2ZmZXIudjEuTGlzdFdlYmhvb2tFdmVudHNSZXNwb25zZSIHkAIByPMYAhJnChJSZXBsYXlXZWJob29rRXZlbnQSJC5jb2ZmZXIudjEuUmVwbGF5V2ViaG9va0V2ZW50UmVxdWVzdBolLmNvZmZlci52MS5SZXBsYXlXZWJob29rRXZlbnRSZXNwb25zZSIEyPMYA2IGcHJvdG8z", [file_coffer_v1_options, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * One field of a provider's credentials payload.
@@ -202,6 +202,28 @@ export type Connection = Message<"coffer.v1.Connection"> & {
    * @generated from field: bool paused = 14;
    */
   paused: boolean;
+
+  /**
+   * Rows the newest sync that skipped any could not store (an amount that is not a whole number of cents, …);
+   * 0 when no kept sync log skipped a row. The status stays active: the rest of the data is complete.
+   *
+   * @generated from field: int32 warnings = 15;
+   */
+  warnings: number;
+
+  /**
+   * The first 20 of those rows, with the reason and (when it is why) the amount as the provider wrote it.
+   *
+   * @generated from field: repeated coffer.v1.SkippedRow warning_rows = 16;
+   */
+  warningRows: SkippedRow[];
+
+  /**
+   * short_id of that sync log (its `skipped` keeps the first 100).
+   *
+   * @generated from field: optional string warnings_sync_log_id = 17;
+   */
+  warningsSyncLogId?: string | undefined;
 };
 
 /**
@@ -451,6 +473,19 @@ export type SyncConnectionResponse = Message<"coffer.v1.SyncConnectionResponse">
    * @generated from field: coffer.v1.Connection connection = 1;
    */
   connection?: Connection | undefined;
+
+  /**
+   * True when this request queued the sync; false when one was already waiting to start or waiting for its
+   * retry, which then answers this request too (no second chain of retries).
+   *
+   * @generated from field: bool queued = 2;
+   */
+  queued: boolean;
+
+  /**
+   * @generated from field: coffer.v1.PendingSync sync = 3;
+   */
+  sync?: PendingSync | undefined;
 };
 
 /**
@@ -459,6 +494,46 @@ export type SyncConnectionResponse = Message<"coffer.v1.SyncConnectionResponse">
  */
 export const SyncConnectionResponseSchema: GenMessage<SyncConnectionResponse> = /*@__PURE__*/
   messageDesc(file_coffer_v1_sync, 17);
+
+/**
+ * A requested sync of one connection that has not started.
+ *
+ * @generated from message coffer.v1.PendingSync
+ */
+export type PendingSync = Message<"coffer.v1.PendingSync"> & {
+  /**
+   * waiting (queued) or retrying (a try failed transiently; the next starts at next_attempt_at).
+   *
+   * @generated from field: string state = 1;
+   */
+  state: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp requested_at = 2;
+   */
+  requestedAt?: Timestamp | undefined;
+
+  /**
+   * When it may start.
+   *
+   * @generated from field: google.protobuf.Timestamp next_attempt_at = 3;
+   */
+  nextAttemptAt?: Timestamp | undefined;
+
+  /**
+   * Tries of this sync that failed so far.
+   *
+   * @generated from field: int32 retries = 4;
+   */
+  retries: number;
+};
+
+/**
+ * Describes the message coffer.v1.PendingSync.
+ * Use `create(PendingSyncSchema)` to create a new message.
+ */
+export const PendingSyncSchema: GenMessage<PendingSync> = /*@__PURE__*/
+  messageDesc(file_coffer_v1_sync, 18);
 
 /**
  * @generated from message coffer.v1.ReauthConnectionRequest
@@ -480,7 +555,7 @@ export type ReauthConnectionRequest = Message<"coffer.v1.ReauthConnectionRequest
  * Use `create(ReauthConnectionRequestSchema)` to create a new message.
  */
 export const ReauthConnectionRequestSchema: GenMessage<ReauthConnectionRequest> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 18);
+  messageDesc(file_coffer_v1_sync, 19);
 
 /**
  * @generated from message coffer.v1.ReauthConnectionResponse
@@ -502,7 +577,7 @@ export type ReauthConnectionResponse = Message<"coffer.v1.ReauthConnectionRespon
  * Use `create(ReauthConnectionResponseSchema)` to create a new message.
  */
 export const ReauthConnectionResponseSchema: GenMessage<ReauthConnectionResponse> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 19);
+  messageDesc(file_coffer_v1_sync, 20);
 
 /**
  * @generated from message coffer.v1.SetConnectionPausedRequest
@@ -524,7 +599,7 @@ export type SetConnectionPausedRequest = Message<"coffer.v1.SetConnectionPausedR
  * Use `create(SetConnectionPausedRequestSchema)` to create a new message.
  */
 export const SetConnectionPausedRequestSchema: GenMessage<SetConnectionPausedRequest> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 20);
+  messageDesc(file_coffer_v1_sync, 21);
 
 /**
  * @generated from message coffer.v1.SetConnectionPausedResponse
@@ -541,7 +616,7 @@ export type SetConnectionPausedResponse = Message<"coffer.v1.SetConnectionPaused
  * Use `create(SetConnectionPausedResponseSchema)` to create a new message.
  */
 export const SetConnectionPausedResponseSchema: GenMessage<SetConnectionPausedResponse> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 21);
+  messageDesc(file_coffer_v1_sync, 22);
 
 /**
  * @generated from message coffer.v1.DeleteConnectionRequest
@@ -558,7 +633,7 @@ export type DeleteConnectionRequest = Message<"coffer.v1.DeleteConnectionRequest
  * Use `create(DeleteConnectionRequestSchema)` to create a new message.
  */
 export const DeleteConnectionRequestSchema: GenMessage<DeleteConnectionRequest> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 22);
+  messageDesc(file_coffer_v1_sync, 23);
 
 /**
  * @generated from message coffer.v1.DeleteConnectionResponse
@@ -575,7 +650,7 @@ export type DeleteConnectionResponse = Message<"coffer.v1.DeleteConnectionRespon
  * Use `create(DeleteConnectionResponseSchema)` to create a new message.
  */
 export const DeleteConnectionResponseSchema: GenMessage<DeleteConnectionResponse> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 23);
+  messageDesc(file_coffer_v1_sync, 24);
 
 /**
  * @generated from message coffer.v1.PreviewCsvImportRequest
@@ -616,7 +691,7 @@ export type PreviewCsvImportRequest = Message<"coffer.v1.PreviewCsvImportRequest
  * Use `create(PreviewCsvImportRequestSchema)` to create a new message.
  */
 export const PreviewCsvImportRequestSchema: GenMessage<PreviewCsvImportRequest> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 24);
+  messageDesc(file_coffer_v1_sync, 25);
 
 /**
  * A choice the file alone cannot settle: the import refuses the file until the request sets `field`.
@@ -649,7 +724,7 @@ export type CsvAmbiguity = Message<"coffer.v1.CsvAmbiguity"> & {
  * Use `create(CsvAmbiguitySchema)` to create a new message.
  */
 export const CsvAmbiguitySchema: GenMessage<CsvAmbiguity> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 25);
+  messageDesc(file_coffer_v1_sync, 26);
 
 /**
  * A row as the import would store it (amount in Coffer's sign: positive = money out).
@@ -693,7 +768,7 @@ export type CsvSampleRow = Message<"coffer.v1.CsvSampleRow"> & {
  * Use `create(CsvSampleRowSchema)` to create a new message.
  */
 export const CsvSampleRowSchema: GenMessage<CsvSampleRow> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 26);
+  messageDesc(file_coffer_v1_sync, 27);
 
 /**
  * @generated from message coffer.v1.CsvRowError
@@ -715,7 +790,7 @@ export type CsvRowError = Message<"coffer.v1.CsvRowError"> & {
  * Use `create(CsvRowErrorSchema)` to create a new message.
  */
 export const CsvRowErrorSchema: GenMessage<CsvRowError> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 27);
+  messageDesc(file_coffer_v1_sync, 28);
 
 /**
  * @generated from message coffer.v1.PreviewCsvImportResponse
@@ -787,7 +862,7 @@ export type PreviewCsvImportResponse = Message<"coffer.v1.PreviewCsvImportRespon
  * Use `create(PreviewCsvImportResponseSchema)` to create a new message.
  */
 export const PreviewCsvImportResponseSchema: GenMessage<PreviewCsvImportResponse> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 28);
+  messageDesc(file_coffer_v1_sync, 29);
 
 /**
  * A row a sync could not take, by its position and why.
@@ -804,6 +879,13 @@ export type SkippedRow = Message<"coffer.v1.SkippedRow"> & {
    * @generated from field: string reason = 2;
    */
   reason: string;
+
+  /**
+   * The amount as the provider or the file wrote it, when the amount is why the row was skipped.
+   *
+   * @generated from field: optional string amount = 3;
+   */
+  amount?: string | undefined;
 };
 
 /**
@@ -811,7 +893,7 @@ export type SkippedRow = Message<"coffer.v1.SkippedRow"> & {
  * Use `create(SkippedRowSchema)` to create a new message.
  */
 export const SkippedRowSchema: GenMessage<SkippedRow> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 29);
+  messageDesc(file_coffer_v1_sync, 30);
 
 /**
  * One sync run of one connection.
@@ -927,7 +1009,7 @@ export type SyncLog = Message<"coffer.v1.SyncLog"> & {
  * Use `create(SyncLogSchema)` to create a new message.
  */
 export const SyncLogSchema: GenMessage<SyncLog> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 30);
+  messageDesc(file_coffer_v1_sync, 31);
 
 /**
  * @generated from message coffer.v1.ListSyncLogsRequest
@@ -956,7 +1038,7 @@ export type ListSyncLogsRequest = Message<"coffer.v1.ListSyncLogsRequest"> & {
  * Use `create(ListSyncLogsRequestSchema)` to create a new message.
  */
 export const ListSyncLogsRequestSchema: GenMessage<ListSyncLogsRequest> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 31);
+  messageDesc(file_coffer_v1_sync, 32);
 
 /**
  * @generated from message coffer.v1.ListSyncLogsResponse
@@ -983,7 +1065,7 @@ export type ListSyncLogsResponse = Message<"coffer.v1.ListSyncLogsResponse"> & {
  * Use `create(ListSyncLogsResponseSchema)` to create a new message.
  */
 export const ListSyncLogsResponseSchema: GenMessage<ListSyncLogsResponse> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 32);
+  messageDesc(file_coffer_v1_sync, 33);
 
 /**
  * An inbound provider webhook as stored.
@@ -1070,7 +1152,7 @@ export type WebhookEvent = Message<"coffer.v1.WebhookEvent"> & {
  * Use `create(WebhookEventSchema)` to create a new message.
  */
 export const WebhookEventSchema: GenMessage<WebhookEvent> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 33);
+  messageDesc(file_coffer_v1_sync, 34);
 
 /**
  * @generated from message coffer.v1.ReceiveWebhookRequest
@@ -1101,7 +1183,7 @@ export type ReceiveWebhookRequest = Message<"coffer.v1.ReceiveWebhookRequest"> &
  * Use `create(ReceiveWebhookRequestSchema)` to create a new message.
  */
 export const ReceiveWebhookRequestSchema: GenMessage<ReceiveWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 34);
+  messageDesc(file_coffer_v1_sync, 35);
 
 /**
  * @generated from message coffer.v1.ReceiveWebhookResponse
@@ -1123,7 +1205,7 @@ export type ReceiveWebhookResponse = Message<"coffer.v1.ReceiveWebhookResponse">
  * Use `create(ReceiveWebhookResponseSchema)` to create a new message.
  */
 export const ReceiveWebhookResponseSchema: GenMessage<ReceiveWebhookResponse> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 35);
+  messageDesc(file_coffer_v1_sync, 36);
 
 /**
  * @generated from message coffer.v1.ListWebhookEventsRequest
@@ -1155,7 +1237,7 @@ export type ListWebhookEventsRequest = Message<"coffer.v1.ListWebhookEventsReque
  * Use `create(ListWebhookEventsRequestSchema)` to create a new message.
  */
 export const ListWebhookEventsRequestSchema: GenMessage<ListWebhookEventsRequest> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 36);
+  messageDesc(file_coffer_v1_sync, 37);
 
 /**
  * @generated from message coffer.v1.ListWebhookEventsResponse
@@ -1182,7 +1264,7 @@ export type ListWebhookEventsResponse = Message<"coffer.v1.ListWebhookEventsResp
  * Use `create(ListWebhookEventsResponseSchema)` to create a new message.
  */
 export const ListWebhookEventsResponseSchema: GenMessage<ListWebhookEventsResponse> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 37);
+  messageDesc(file_coffer_v1_sync, 38);
 
 /**
  * @generated from message coffer.v1.ReplayWebhookEventRequest
@@ -1199,7 +1281,7 @@ export type ReplayWebhookEventRequest = Message<"coffer.v1.ReplayWebhookEventReq
  * Use `create(ReplayWebhookEventRequestSchema)` to create a new message.
  */
 export const ReplayWebhookEventRequestSchema: GenMessage<ReplayWebhookEventRequest> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 38);
+  messageDesc(file_coffer_v1_sync, 39);
 
 /**
  * @generated from message coffer.v1.ReplayWebhookEventResponse
@@ -1216,7 +1298,7 @@ export type ReplayWebhookEventResponse = Message<"coffer.v1.ReplayWebhookEventRe
  * Use `create(ReplayWebhookEventResponseSchema)` to create a new message.
  */
 export const ReplayWebhookEventResponseSchema: GenMessage<ReplayWebhookEventResponse> = /*@__PURE__*/
-  messageDesc(file_coffer_v1_sync, 39);
+  messageDesc(file_coffer_v1_sync, 40);
 
 /**
  * @generated from service coffer.v1.ProviderService

@@ -36,6 +36,7 @@ export const ConnectionEntity = defineEntity({
     lastSyncedAt: p.datetime().nullable(),
     lastSuccessStartedAt: p.datetime().nullable(),
     lastAttemptAt: p.datetime().nullable(),
+    repairedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate((_, em) => nowOf(em)),
     updatedAt: p.datetime().onCreate((_, em) => nowOf(em)),
   }),
@@ -66,7 +67,7 @@ export const SyncLogEntity = defineEntity({
     modified: p.integer(),
     removed: p.integer(),
     unchanged: p.integer(),
-    skipped: p.json<{ row: string; reason: string }[]>(),
+    skipped: p.json<{ row: string; reason: string; amount?: string }[]>(),
     skippedCount: p.integer(),
     errorCode: p.text().nullable(),
     errorMessage: p.text().nullable(),
@@ -98,6 +99,8 @@ export const WebhookEventEntity = defineEntity({
     receivedAt: p.datetime().onCreate((_, em) => nowOf(em)),
     replayedAt: p.datetime().nullable(),
     replayCount: p.integer(),
+    replayKey: p.text().nullable(),
+    signedAt: p.datetime().nullable(),
   }),
 });
 export type WebhookEvent = InferEntity<typeof WebhookEventEntity>;

@@ -11,6 +11,7 @@ import { Migration0010Logins } from "./Migration0010Logins.js";
 import { Migration0011ApiKeyNotify } from "./Migration0011ApiKeyNotify.js";
 import { Migration0012AnnotationIndexes } from "./Migration0012AnnotationIndexes.js";
 import { Migration0013CsvImports } from "./Migration0013CsvImports.js";
+import { Migration0015ProviderFaults } from "./Migration0015ProviderFaults.js";
 
 /**
  * Static list of migrations, in order. umzug's dynamic import cannot load .ts
@@ -30,4 +31,5 @@ export const migrationsList = [
   { name: "Migration0011ApiKeyNotify", class: Migration0011ApiKeyNotify },
   { name: "Migration0012AnnotationIndexes", class: Migration0012AnnotationIndexes },
   { name: "Migration0013CsvImports", class: Migration0013CsvImports },
+  { name: "Migration0015ProviderFaults", class: Migration0015ProviderFaults },
 ];

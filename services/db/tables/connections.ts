@@ -19,6 +19,10 @@ export interface ConnectionRow {
   paused: boolean;
   createdAt: string;
   updatedAt: string;
+  /** Rows the newest sync that skipped any could not store (0: none), the first 20 of them, and its log's short id. */
+  warnings: number;
+  warningRows: { row: string; reason: string; amount?: string }[];
+  warningsSyncLogId: string | null;
 }
 
 // A CSV import has no institution at a provider: its institution id is its import key (the account name,
@@ -28,8 +32,19 @@ const VIEW = `
     case when c.provider = 'csv' then c.provider_item_id else c.institution_id end as "institutionId",
     c.provider, c.status, ${iso("c.last_synced_at")} as "lastSyncedAt",
     c.error_code as "errorCode", c.error_message as "errorMessage", u.short_id as "userId", u.name as "userName",
-    c.paused, ${iso("c.created_at")} as "createdAt", ${iso("c.updated_at")} as "updatedAt"
-  from connections c join users u on u.id = c.user_id`;
+    c.paused, ${iso("c.created_at")} as "createdAt", ${iso("c.updated_at")} as "updatedAt",
+    coalesce(w.skipped_count, 0) as warnings,
+    coalesce((select jsonb_agg(x.elem order by x.n) from (select e.elem, e.n
+      from jsonb_array_elements(w.skipped) with ordinality as e(elem, n) order by e.n limit 20) x), '[]'::jsonb)
+      as "warningRows",
+    w.short_id as "warningsSyncLogId"
+  from connections c join users u on u.id = c.user_id
+  -- The newest sync that skipped rows: what it could not store stays visible until a newer one skips some.
+  left join lateral (
+    select l.short_id, l.skipped_count, l.skipped from sync_logs l
+    where l.connection_id = c.id and l.skipped_count > 0
+    order by l.started_at desc, l.id desc limit 1
+  ) w on true`;
 
 /** Every connection, oldest first. */
 export async function listConnectionRows(em: Em): Promise<ConnectionRow[]> {
@@ -101,7 +116,7 @@ export async function reactivateConnection(em: Em, id: string): Promise<void> {
   await query(
     em,
     `update connections set status = 'active', error_code = null, error_message = null, updated_at = now(),
-       cursor = case when provider = 'csv' then null else cursor end
+       repaired_at = now(), cursor = case when provider = 'csv' then null else cursor end
      where id = ?`,
     [id],
   );
@@ -202,14 +217,28 @@ export async function liveConnectionIdsOfItems(em: Em, provider: string, itemIds
   return rows.map((r) => r.id);
 }
 
-/** The provider says these logins need repair. */
-export async function markConnectionsPendingReauth(em: Em, ids: string[], message: string): Promise<void> {
+/**
+ * The provider says these logins need repair, in a report signed at
+ * `signedAt`. A report older than the connection's last successful sync (its
+ * start) or its last repair is stale (the login has worked since) and changes
+ * nothing. Signatures count whole seconds, so a report from the same second
+ * is taken as new; so is a report without a time.
+ */
+export async function markConnectionsPendingReauth(
+  em: Em,
+  ids: string[],
+  message: string,
+  signedAt: Date | null,
+): Promise<void> {
   await query(
     em,
     `update connections set status = 'pending_reauth', error_code = 'REAUTH_REQUIRED', error_message = ?,
        updated_at = now()
-     where id = any(?::uuid[]) and status <> 'disconnected'`,
-    [message, pgArray(ids)],
+     where id = any(?::uuid[]) and status <> 'disconnected'
+       and (?::timestamptz is null
+         or ?::timestamptz >= date_trunc('second', coalesce(greatest(last_success_started_at, repaired_at),
+           '-infinity')))`,
+    [message, pgArray(ids), signedAt, signedAt],
   );
 }
 
@@ -217,7 +246,8 @@ export async function markConnectionsPendingReauth(em: Em, ids: string[], messag
 export async function markConnectionsRepaired(em: Em, ids: string[]): Promise<void> {
   await query(
     em,
-    `update connections set status = 'active', error_code = null, error_message = null, updated_at = now()
+    `update connections set status = 'active', error_code = null, error_message = null, updated_at = now(),
+       repaired_at = now()
      where id = any(?::uuid[]) and status = 'pending_reauth'`,
     [pgArray(ids)],
   );

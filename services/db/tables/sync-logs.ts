@@ -3,6 +3,13 @@ import type { Em } from "../orm.js";
 import { iso, pgArray, query } from "../sql.js";
 import { timeOrdered, type TimeOrderedRows } from "./time-ordered.js";
 
+/** A row a sync could not take (services/sync/providers/provider.ts SkippedRow). */
+export interface LoggedSkip {
+  row: string;
+  reason: string;
+  amount?: string;
+}
+
 /** One sync run as the API shows it. */
 export interface SyncLogRow {
   id: string;
@@ -21,7 +28,7 @@ export interface SyncLogRow {
   unchanged: number;
   skippedCount: number;
   /** The first rows the sync could not take, by position and reason. */
-  skipped: { row: string; reason: string }[];
+  skipped: LoggedSkip[];
   errorCode: string | null;
   errorMessage: string | null;
 }
@@ -88,7 +95,7 @@ export async function startSyncLog(
 export async function addSyncLogSkips(
   em: Em,
   id: string,
-  skips: { count: number; logged: { row: string; reason: string }[] },
+  skips: { count: number; logged: LoggedSkip[] },
 ): Promise<void> {
   await query(
     em,
@@ -109,7 +116,7 @@ export async function addSyncLogPage(
     removed: number;
     unchanged: number;
     skipped: number;
-    logged: { row: string; reason: string }[];
+    logged: LoggedSkip[];
   },
 ): Promise<void> {
   await query(

@@ -5,8 +5,9 @@ import { iso, pgArray, query } from "../sql.js";
 import { timeOrdered, type TimeOrderedRows } from "./time-ordered.js";
 
 /**
- * Stores a delivery. A second delivery of an accepted event id loses the race
- * on the unique index: nothing is stored and the answer is null.
+ * Stores a delivery. A second delivery of an accepted event (the same event
+ * id, or for an event without one the same signed bytes: its replay key)
+ * loses the race on the unique index: nothing is stored and the answer is null.
  */
 export async function insertWebhookEvent(
   em: Em,
@@ -23,14 +24,17 @@ export async function insertWebhookEvent(
     body: Buffer;
     itemIds: string[];
     connectionIds: string[];
+    replayKey: string | null;
+    signedAt: Date | null;
   },
 ): Promise<string | null> {
   const rows = await query<{ id: string }>(
     em,
     `insert into webhook_events (id, short_id, provider, event_id, event_type, status, reason, action, headers,
-       body, item_ids, connection_ids)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::text[], ?::uuid[])
-     on conflict (provider, event_id) where event_id is not null and status = 'accepted' do nothing
+       body, item_ids, connection_ids, replay_key, signed_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::text[], ?::uuid[], ?, ?)
+     on conflict (provider, (coalesce(event_id, replay_key)))
+       where status = 'accepted' and coalesce(event_id, replay_key) is not null do nothing
      returning id`,
     [
       e.id,
@@ -45,6 +49,8 @@ export async function insertWebhookEvent(
       e.body,
       pgArray(e.itemIds),
       pgArray(e.connectionIds),
+      e.replayKey,
+      e.signedAt,
     ],
   );
   return rows[0]?.id ?? null;
@@ -83,14 +89,16 @@ export async function webhookEventRowsByIds(em: Em, ids: string[]): Promise<Webh
   ]);
 }
 
-/** One event with the provider logins it named. */
+const WITH_ITEMS = ', w.item_ids as "itemIds", w.signed_at as "signedAt"';
+
+/** One event with the provider logins it named, and when the provider signed it (null: unknown). */
 export async function webhookEventRowByLookup(
   em: Em,
   lookup: NonNullable<IdLookup>,
-): Promise<(WebhookEventRow & { itemIds: string[] }) | undefined> {
-  const [row] = await query<WebhookEventRow & { itemIds: string[] }>(
+): Promise<(WebhookEventRow & { itemIds: string[]; signedAt: Date | null }) | undefined> {
+  const [row] = await query<WebhookEventRow & { itemIds: string[]; signedAt: Date | null }>(
     em,
-    `${VIEW.replace("from webhook_events w", ', w.item_ids as "itemIds" from webhook_events w')}
+    `${VIEW.replace("from webhook_events w", `${WITH_ITEMS} from webhook_events w`)}
      where w.${lookup.column} = ?`,
     [lookup.value],
   );

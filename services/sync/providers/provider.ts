@@ -141,14 +141,21 @@ export interface CompleteWindow {
   to: string;
 }
 
+/** A row a sync could not take: where it is, why, and (when the amount is why) the amount as the provider wrote it. */
+export interface SkippedRow {
+  row: string;
+  reason: string;
+  amount?: string;
+}
+
 /** One unit of incremental sync; the engine commits each page and its cursor in one transaction. */
 export interface SyncPage {
   added: ProviderTransaction[];
   modified: ProviderTransaction[];
   removed: { providerAccountId: string; providerTransactionId: string }[];
   windows: CompleteWindow[];
-  /** Malformed rows the provider skipped, by position and reason (reported in the sync log). */
-  skipped: { row: string; reason: string }[];
+  /** Malformed rows the provider skipped, by position and reason (reported in the sync log and on the connection). */
+  skipped: SkippedRow[];
   /** The cursor to store once this page is committed; the next sync continues from it. */
   nextCursor: string;
 }
@@ -198,6 +205,14 @@ export interface WebhookEvent {
   /** The logins it concerns (Enrollment.providerItemId). */
   providerItemIds: string[];
   action: "sync" | "reauth_required" | "repaired" | "none";
+  /**
+   * What makes this signed delivery unique (Plaid: body hash and iat; Teller:
+   * signature timestamp and body hash): the same key again within the
+   * signature's validity is a replay. Null when unknown.
+   */
+  replayKey?: string | null;
+  /** When the provider signed the delivery: a report older than the login's last repair is stale. */
+  signedAt?: Date | null;
 }
 
 export interface Provider {

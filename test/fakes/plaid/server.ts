@@ -70,6 +70,9 @@ interface SigningKey {
 }
 
 class PlaidFailure extends Error {
+  /** Sent as Retry-After (an injected 429). */
+  retryAfterSeconds: number | undefined;
+
   constructor(
     readonly status: number,
     readonly errorType: string,
@@ -87,8 +90,8 @@ export class FakePlaid {
   readonly clientId: string;
   readonly secret: string;
   readonly faults = new Faults();
-  /** Every request that passed the credentials check: its path and body (credentials left out). */
-  readonly requests: { path: string; body: Record<string, unknown> }[] = [];
+  /** Every request that passed the credentials check: its path, body (credentials left out) and arrival (ms). */
+  readonly requests: { path: string; body: Record<string, unknown>; at: number }[] = [];
   /** Caps /transactions/sync pages below the client's `count`, so a little data spans several pages. */
   maxPageSize = 500;
   /** History of an Item whose spec names no size (Items made through /sandbox/public_token/create too). */
@@ -366,9 +369,13 @@ export class FakePlaid {
         throw new PlaidFailure(400, "INVALID_INPUT", "INVALID_API_KEYS", "invalid client_id or secret provided");
       }
       const { client_id: _c, secret: _s, ...logged } = body;
-      this.requests.push({ path, body: logged });
+      this.requests.push({ path, body: logged, at: Date.now() });
       const fault = this.faults.take(path);
-      if (fault?.kind === "status") throw this.statusFault(path, fault.status, fault.code);
+      if (fault?.kind === "status") {
+        const failure = this.statusFault(path, fault.status, fault.code);
+        failure.retryAfterSeconds = fault.retryAfterSeconds;
+        throw failure;
+      }
       if (await applyTransportFault(fault, res)) return;
       const answer = this.route(path, body);
       if (answer instanceof RawJson) {
@@ -383,15 +390,22 @@ export class FakePlaid {
         caught instanceof PlaidFailure
           ? caught
           : new PlaidFailure(500, "API_ERROR", "INTERNAL_SERVER_ERROR", "an unexpected error occurred");
-      sendJson(res, err.status, {
-        display_message: null,
-        documentation_url: `https://plaid.com/docs/errors/`,
-        error_code: err.errorCode,
-        error_message: err.message,
-        error_type: err.errorType,
-        request_id: requestId,
-        suggested_action: null,
-      });
+      const headers: Record<string, string> =
+        err.retryAfterSeconds === undefined ? {} : { "retry-after": String(err.retryAfterSeconds) };
+      sendJson(
+        res,
+        err.status,
+        {
+          display_message: null,
+          documentation_url: `https://plaid.com/docs/errors/`,
+          error_code: err.errorCode,
+          error_message: err.message,
+          error_type: err.errorType,
+          request_id: requestId,
+          suggested_action: null,
+        },
+        headers,
+      );
     }
   }
 

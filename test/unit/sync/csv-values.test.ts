@@ -80,6 +80,10 @@ describe("parseAmountCell", () => {
     ["12.300", ".", "12.30"],
     ["-0.00", ".", "0.00"],
     ["0007.5", ".", "7.50"],
+    // Float noise a program printed: within 1e-6 of a whole cent, that cent (common/money.ts).
+    ["19.509999999999998", ".", "19.51"],
+    ["-0.30000000000000004", ".", "-0.30"],
+    ["1.234,5600000000002", ",", "1234.56"],
   ] as const)("reads %j (decimal %s) as %s", (cell, decimal, want) => {
     expect(parseAmountCell(cell, decimal)).toEqual({ amount: want });
   });
@@ -88,6 +92,7 @@ describe("parseAmountCell", () => {
     ["", "the amount is empty"],
     ["abc", '"abc" is not an amount'],
     ["1.234", '"1.234" has more than two decimals'],
+    ["1.005", '"1.005" has more than two decimals'],
     ["12345678901", '"12345678901" is too large (at most 10 digits before the point)'],
     ["1.2.3", '"1.2.3" is not an amount written with "." as the decimal separator'],
     ["1,50", '"1,50" is not an amount written with "." as the decimal separator'],

@@ -1605,6 +1605,7 @@ export interface components {
             unlinked_count: number;
         };
         SkippedRow: {
+            amount: string | null;
             reason: string;
             row: string;
         };
@@ -2796,6 +2797,9 @@ export interface operations {
                         updated_at: string | null;
                         user_id: string;
                         user_name: string;
+                        warning_rows: components["schemas"]["SkippedRow"][];
+                        warnings: number;
+                        warnings_sync_log_id: string | null;
                     }[];
                 };
             };
@@ -2862,6 +2866,9 @@ export interface operations {
                         updated_at: string | null;
                         user_id: string;
                         user_name: string;
+                        warning_rows: components["schemas"]["SkippedRow"][];
+                        warnings: number;
+                        warnings_sync_log_id: string | null;
                     };
                 };
             };
@@ -2920,6 +2927,9 @@ export interface operations {
                         updated_at: string | null;
                         user_id: string;
                         user_name: string;
+                        warning_rows: components["schemas"]["SkippedRow"][];
+                        warnings: number;
+                        warnings_sync_log_id: string | null;
                     };
                 };
             };
@@ -2978,6 +2988,9 @@ export interface operations {
                         updated_at: string | null;
                         user_id: string;
                         user_name: string;
+                        warning_rows: components["schemas"]["SkippedRow"][];
+                        warnings: number;
+                        warnings_sync_log_id: string | null;
                     };
                 };
             };
@@ -3042,6 +3055,9 @@ export interface operations {
                         updated_at: string | null;
                         user_id: string;
                         user_name: string;
+                        warning_rows: components["schemas"]["SkippedRow"][];
+                        warnings: number;
+                        warnings_sync_log_id: string | null;
                     };
                 };
             };
@@ -3109,6 +3125,9 @@ export interface operations {
                             updated_at: string | null;
                             user_id: string;
                             user_name: string;
+                            warning_rows: components["schemas"]["SkippedRow"][];
+                            warnings: number;
+                            warnings_sync_log_id: string | null;
                         };
                         /** Format: date-time */
                         expiration: string | null;
@@ -3158,6 +3177,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        already_pending: boolean;
                         connection: {
                             /** Format: date-time */
                             created_at: string | null;
@@ -3176,9 +3196,21 @@ export interface operations {
                             updated_at: string | null;
                             user_id: string;
                             user_name: string;
+                            warning_rows: components["schemas"]["SkippedRow"][];
+                            warnings: number;
+                            warnings_sync_log_id: string | null;
                         };
                         /** @enum {string} */
                         status: "queued";
+                        sync: {
+                            /** Format: date-time */
+                            next_attempt_at: string;
+                            /** Format: date-time */
+                            requested_at: string;
+                            retries: number;
+                            /** @enum {string} */
+                            state: "waiting" | "retrying";
+                        } | null;
                     };
                 };
             };

@@ -1,4 +1,4 @@
-import { canonicalMoney } from "../../../../common/money.js";
+import { moneyFromDecimal } from "../../../../common/money.js";
 
 /** The date formats bank exports use; the slash formats need `date_format` (or a day over 12) to tell them apart. */
 export const DATE_FORMATS = ["YYYY-MM-DD", "MM/DD/YYYY", "DD/MM/YYYY", "DD.MM.YYYY"] as const;
@@ -150,8 +150,10 @@ export type AmountResult = { amount: string } | { error: string };
 /**
  * An amount cell as the bank wrote it, read without floats: currency signs,
  * spaces and thousands separators are dropped; a minus in front or behind,
- * or parentheses, make it negative; at most two decimals (trailing zeros
- * beyond them are fine), at most ten digits before the point.
+ * or parentheses, make it negative; at most ten digits before the point.
+ * More than two decimals are read as common/money.ts reads them: float noise
+ * around a cent is that cent ("19.509999999999998"), a real third decimal is
+ * refused ("1.005").
  */
 export function parseAmountCell(raw: string, decimal: DecimalSeparator): AmountResult {
   let s = raw.trim().replace(/[\s\u00a0\u202f']/g, "");
@@ -184,12 +186,11 @@ export function parseAmountCell(raw: string, decimal: DecimalSeparator): AmountR
   if (decimal === ",") s = s.replace(",", ".");
   const m = /^(\d+)(?:\.(\d*))?$/.exec(s)!;
   const [, int, frac = ""] = m;
-  const cents = frac.replace(/0+$/, "");
-  if (cents.length > 2) return { error: `"${clip(raw)}" has more than two decimals` };
   const digits = int.replace(/^0+(?=\d)/, "");
   if (digits.length > 10) return { error: `"${clip(raw)}" is too large (at most 10 digits before the point)` };
-  // Digits and decimals were checked above, so this is an amount.
-  return { amount: canonicalMoney(`${negative ? "-" : ""}${digits}.${cents.padEnd(2, "0")}`)! };
+  const amount = moneyFromDecimal(`${negative ? "-" : ""}${digits}.${frac}`);
+  if (amount === null) return { error: `"${clip(raw)}" has more than two decimals` };
+  return { amount };
 }
 
 /** A cell as an error message quotes it: at most 40 characters. */

@@ -75,14 +75,15 @@ export function pageContext(currencies: Map<string, string>): PageContext {
 export function toTransaction(
   raw: unknown,
   ctx: PageContext,
-): { txn: ProviderTransaction } | { skip: string; id: string } {
+): { txn: ProviderTransaction } | { skip: string; id: string; amount?: string } {
   if (!isObject(raw)) return { skip: "not an object", id: "?" };
   const id = str(raw.transaction_id);
   const accountId = str(raw.account_id);
   if (!id || !accountId) return { skip: "no transaction_id or account_id", id: id ?? "?" };
   const amount = moneyFromJsonNumber(raw.amount);
   if (amount === null) {
-    return { skip: `amount ${JSON.stringify(raw.amount)} is not a number with at most 2 decimals`, id };
+    const amountText = JSON.stringify(raw.amount) ?? "none";
+    return { skip: `amount ${amountText} is not a whole number of cents`, id, amount: amountText };
   }
   if (typeof raw.date !== "string" || !ctx.isDate(raw.date)) return { skip: "no valid date", id };
   let currency = str(raw.iso_currency_code);

@@ -1,4 +1,5 @@
 import type { Clock } from "../../../clock.js";
+import type { RetryPolicy } from "../retry.js";
 
 /**
  * What the Plaid client needs, as plain values: the registry reads them from
@@ -26,6 +27,8 @@ export interface PlaidOptions {
   timeoutMs?: number;
   /** How many times one sync restarts its pagination after TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION. */
   maxPaginationRestarts?: number;
+  /** How a sync retries a request that failed transiently (providers/retry.ts). Default: no retry. */
+  retry?: RetryPolicy;
   /** The core's clock (a webhook JWT's age). Default the system clock. */
   clock?: Clock;
 }

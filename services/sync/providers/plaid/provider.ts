@@ -14,6 +14,7 @@ import { MUTATION_DURING_PAGINATION, malformed, plaidErrorCode, toProviderError 
 import { pageContext, toAccount, toTransaction } from "./normalise.js";
 import { plaidBaseUrl, type PlaidOptions } from "./options.js";
 import { PlaidWebhookVerifier } from "./webhook.js";
+import { NO_RETRY, retrying } from "../retry.js";
 import { systemClock } from "../../../clock.js";
 
 /** Plaid's largest /transactions/sync page: fewer round trips, less chance of a mutation mid-pagination. */
@@ -152,7 +153,9 @@ export class PlaidProvider implements Provider {
   async accounts(credentials: Credentials): Promise<ProviderAccount[]> {
     const token = accessToken(credentials);
     const data = body(
-      await this.call(async () => (await this.api()).accountsGet({ access_token: token })),
+      await retrying(this.options.retry ?? NO_RETRY, () =>
+        this.call(async () => (await this.api()).accountsGet({ access_token: token })),
+      ),
       "/accounts/get",
     );
     if (!Array.isArray(data.accounts)) throw malformed("/accounts/get");
@@ -199,8 +202,7 @@ export class PlaidProvider implements Provider {
     let next = start;
     for (let page = 1; ; page++) {
       const request = { access_token: token, count: SYNC_PAGE_SIZE, ...(next ? { cursor: next } : {}) };
-      // Not this.call(): the caller must see the raw error to tell a mutation from any other failure.
-      const data = body((await (await this.api()).transactionsSync(request)).data, "/transactions/sync");
+      const data = await retrying(this.options.retry ?? NO_RETRY, () => this.syncPage(request));
       const { added, modified, removed } = data;
       if (
         !Array.isArray(added) ||
@@ -221,7 +223,12 @@ export class PlaidProvider implements Provider {
         rows.forEach((raw, i) => {
           const result = toTransaction(raw, ctx);
           if ("txn" in result) into.push(result.txn);
-          else out.skipped.push({ row: `${result.id} (page ${page}, ${list}[${i}])`, reason: result.skip });
+          else
+            out.skipped.push({
+              row: `${result.id} (page ${page}, ${list}[${i}])`,
+              reason: result.skip,
+              amount: result.amount,
+            });
         });
       };
       convert(added, out.added, "added");
@@ -241,6 +248,22 @@ export class PlaidProvider implements Provider {
         throw malformed("/transactions/sync (the cursor did not move)");
       next = data.next_cursor;
     }
+  }
+
+  /**
+   * One /transactions/sync call. A mutation during pagination passes through
+   * raw (sync() restarts from C0 on it, and it is never retried alone); any
+   * other failure, a garbled answer included, is a ProviderError.
+   */
+  private async syncPage(request: { access_token: string; count: number; cursor?: string }): Promise<Json> {
+    let data: unknown;
+    try {
+      data = (await (await this.api()).transactionsSync(request)).data;
+    } catch (err) {
+      if (plaidErrorCode(err) === MUTATION_DURING_PAGINATION) throw err;
+      throw toProviderError(err);
+    }
+    return body(data, "/transactions/sync");
   }
 
   async remove(credentials: Credentials): Promise<void> {

@@ -91,7 +91,9 @@ export class PlaidWebhookVerifier {
     if (!timingSafeEqual(Buffer.from(expected.toLowerCase(), "hex"), Buffer.from(actual, "hex"))) {
       throw reject("the body does not match its signed hash");
     }
-    return describeEvent(rawBody);
+    // jwtVerify required iat (maxTokenAge), so it is a number here.
+    const iat = claims.iat as number;
+    return { ...describeEvent(rawBody), replayKey: `${actual}:${iat}`, signedAt: new Date(iat * 1000) };
   }
 
   private async key(kid: string): Promise<CryptoKey> {

@@ -1,7 +1,7 @@
 import { cleanText } from "../../../../common/text.js";
 import { CURRENCY, isCalendarDate } from "../../../../common/validation.js";
 import { utcDay } from "../../../../common/days.js";
-import { canonicalMoney, negateMoney } from "../../../../common/money.js";
+import { moneyFromDecimal, negateMoney } from "../../../../common/money.js";
 import { ProviderError, type ProviderAccount, type ProviderTransaction } from "../provider.js";
 
 /**
@@ -117,7 +117,7 @@ export function isoCurrency(account: SetAccount): string | null {
 }
 
 export function toAccount(account: SetAccount, currency: string): ProviderAccount {
-  const balance = typeof account.raw.balance === "string" ? canonicalMoney(account.raw.balance) : null;
+  const balance = typeof account.raw.balance === "string" ? moneyFromDecimal(account.raw.balance) : null;
   const available = account.raw["available-balance"];
   return {
     providerAccountId: account.id,
@@ -130,7 +130,7 @@ export function toAccount(account: SetAccount, currency: string): ProviderAccoun
     isoCurrencyCode: currency,
     balanceCurrent: balance,
     // Left out when it equals the balance.
-    balanceAvailable: typeof available === "string" ? canonicalMoney(available) : balance,
+    balanceAvailable: typeof available === "string" ? moneyFromDecimal(available) : balance,
     balanceLimit: null,
   };
 }
@@ -150,12 +150,14 @@ export function toTransaction(
   currency: string,
   raw: unknown,
   today: string,
-): { txn: ProviderTransaction } | { skip: string; id: string } {
+): { txn: ProviderTransaction } | { skip: string; id: string; amount?: string } {
   if (!isObject(raw) || !str(raw.id)) return { skip: "no id", id: "?" };
   const id = raw.id as string;
-  const amount = typeof raw.amount === "string" ? canonicalMoney(raw.amount) : null;
-  if (amount === null)
-    return { skip: `amount ${JSON.stringify(raw.amount)} is not a decimal with at most 2 decimals`, id };
+  const amount = typeof raw.amount === "string" ? moneyFromDecimal(raw.amount) : null;
+  if (amount === null) {
+    const amountText = JSON.stringify(raw.amount) ?? "none";
+    return { skip: `amount ${amountText} is not a whole number of cents`, id, amount: amountText };
+  }
   const posted = dayOf(raw.posted);
   const transacted = dayOf(raw.transacted_at);
   const pending = raw.pending === true || raw.posted === 0;

@@ -1,4 +1,5 @@
 import type { Clock } from "../../../clock.js";
+import type { RetryPolicy } from "../retry.js";
 
 /**
  * SimpleFIN needs no server-side configuration: everything a connection needs
@@ -11,6 +12,8 @@ export interface SimplefinOptions {
   overlapDays?: number;
   /** History read on the first sync, and the farthest back any sync reaches. Default 365 days. */
   historyDays?: number;
+  /** How a sync retries a request that failed transiently (providers/retry.ts). Default: no retry. */
+  retry?: RetryPolicy;
   /** The core's clock. Default the system clock. */
   clock?: Clock;
 }

@@ -15,6 +15,7 @@ import { isoCurrency, readAccountSet, toAccount, toTransaction, type SetError } 
 import { claim, getAccounts } from "./http.js";
 import { MAX_WINDOW_DAYS, type SimplefinOptions } from "./options.js";
 import { systemClock } from "../../../clock.js";
+import { NO_RETRY, retrying } from "../retry.js";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_OVERLAP_DAYS = 10;
@@ -93,7 +94,8 @@ export class SimplefinProvider implements Provider {
   }
 
   async accounts(credentials: Credentials): Promise<ProviderAccount[]> {
-    const json = await getAccounts(access(credentials), accountsQuery({ "balances-only": "1" }), this.timeout());
+    const url = access(credentials);
+    const json = await this.read(url, accountsQuery({ "balances-only": "1" }));
     const out: ProviderAccount[] = [];
     for (const account of readAccountSet(json).accounts) {
       const currency = isoCurrency(account);
@@ -139,7 +141,7 @@ export class SimplefinProvider implements Provider {
         "end-date": String(dayStartSeconds(stop)),
         pending: "1",
       });
-      const set = readAccountSet(await getAccounts(url, query, this.timeout()));
+      const set = readAccountSet(await this.read(url, query));
       for (const e of set.errors) {
         // Each window's answer repeats the same problems; report each once.
         if (!errors.some((o) => JSON.stringify(o) === JSON.stringify(e))) errors.push(e);
@@ -162,7 +164,12 @@ export class SimplefinProvider implements Provider {
         txns.forEach((raw, i) => {
           const result = toTransaction(account, currency, raw, today);
           if ("txn" in result) rows.set(`${account.id}\n${result.txn.providerTransactionId}`, result.txn);
-          else page.skipped.push({ row: `${result.id} (account ${account.id}, row ${i + 1})`, reason: result.skip });
+          else
+            page.skipped.push({
+              row: `${result.id} (account ${account.id}, row ${i + 1})`,
+              reason: result.skip,
+              amount: result.amount,
+            });
         });
       }
     }
@@ -192,6 +199,11 @@ export class SimplefinProvider implements Provider {
 
   /** SimpleFIN has no call to end access; the person disables it at the Bridge. Coffer forgets the URL. */
   async remove(): Promise<void> {}
+
+  /** GET /accounts within a sync, retried while it fails transiently (providers/retry.ts). */
+  private read(url: AccessUrl, query: URLSearchParams): Promise<unknown> {
+    return retrying(this.options.retry ?? NO_RETRY, () => getAccounts(url, query, this.timeout()));
+  }
 
   private timeout(): number {
     return this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

@@ -1,5 +1,5 @@
 import { isCalendarDate } from "../../../../common/validation.js";
-import { canonicalMoney, negateMoney } from "../../../../common/money.js";
+import { moneyFromDecimal, negateMoney } from "../../../../common/money.js";
 import type { ProviderAccount, ProviderTransaction } from "../provider.js";
 
 /**
@@ -50,8 +50,8 @@ export function readAccount(raw: unknown): TellerAccount | null {
   };
 }
 
-/** A Teller balance string as a canonical amount, or null (absent, or not an exact 2-dp amount). */
-const balance = (v: unknown) => (typeof v === "string" ? canonicalMoney(v) : null);
+/** A Teller balance string as a canonical amount, or null (absent, or not a whole number of cents). */
+const balance = (v: unknown) => (typeof v === "string" ? moneyFromDecimal(v) : null);
 
 export function toAccount(account: TellerAccount, balances: unknown): ProviderAccount {
   const b = isObject(balances) ? balances : {};
@@ -74,12 +74,14 @@ export function toAccount(account: TellerAccount, balances: unknown): ProviderAc
 export function toTransaction(
   account: TellerAccount,
   raw: unknown,
-): { txn: ProviderTransaction } | { skip: string; id: string } {
+): { txn: ProviderTransaction } | { skip: string; id: string; amount?: string } {
   if (!isObject(raw) || !str(raw.id)) return { skip: "no id", id: "?" };
   const id = raw.id as string;
-  const amount = typeof raw.amount === "string" ? canonicalMoney(raw.amount) : null;
-  if (amount === null)
-    return { skip: `amount ${JSON.stringify(raw.amount)} is not a decimal with at most 2 decimals`, id };
+  const amount = typeof raw.amount === "string" ? moneyFromDecimal(raw.amount) : null;
+  if (amount === null) {
+    const amountText = JSON.stringify(raw.amount) ?? "none";
+    return { skip: `amount ${amountText} is not a whole number of cents`, id, amount: amountText };
+  }
   if (typeof raw.date !== "string" || !isCalendarDate(raw.date)) return { skip: "no valid date", id };
   const details = isObject(raw.details) ? raw.details : {};
   const counterparty = isObject(details.counterparty) ? details.counterparty : {};

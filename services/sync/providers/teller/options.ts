@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createSecureContext } from "node:tls";
 import { ProviderError } from "../provider.js";
 import type { Clock } from "../../../clock.js";
+import type { RetryPolicy } from "../retry.js";
 
 /**
  * What the Teller client needs, as plain values (the registry maps
@@ -27,8 +28,8 @@ export interface TellerOptions {
   webhookSecrets?: string[];
   /** Per-request timeout. Default 30 s. */
   timeoutMs?: number;
-  /** Pause before the one retry of a transactions call that timed out. Default 3 s. */
-  timeoutRetryDelayMs?: number;
+  /** How a sync retries a request that failed transiently (providers/retry.ts). Default: no retry. */
+  retry?: RetryPolicy;
   /** How far before the stored cursor date each sync re-reads. Default 10 days. */
   overlapDays?: number;
   /** Transactions asked for per request (`count`). Default 250. */

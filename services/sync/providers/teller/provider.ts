@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { DATE_MAX_YEAR, DATE_MIN_YEAR, isCalendarDate } from "../../../../common/validation.js";
 import { addDays, utcDay } from "../../../../common/days.js";
 import {
@@ -11,14 +10,14 @@ import {
   type SyncPage,
 } from "../provider.js";
 import { isAccountClosed, unavailable } from "./errors.js";
-import { TellerHttp, TellerStatusError, TellerTimeout } from "./http.js";
+import { TellerHttp, TellerStatusError } from "./http.js";
+import { NO_RETRY, retrying } from "../retry.js";
 import { readAccount, toAccount, toTransaction, type TellerAccount } from "./normalise.js";
 import { TELLER_BASE_URL, tlsMaterial, type TellerOptions } from "./options.js";
 import { verifyTellerWebhook } from "./webhook.js";
 import { systemClock } from "../../../clock.js";
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_RETRY_DELAY_MS = 3_000;
 const DEFAULT_OVERLAP_DAYS = 10;
 const DEFAULT_PAGE_SIZE = 250;
 /**
@@ -105,7 +104,7 @@ export class TellerProvider implements Provider {
       typeof input.enrollment_id === "string" && input.enrollment_id.trim() ? input.enrollment_id.trim() : null;
     let accounts: TellerAccount[];
     try {
-      accounts = await this.listAccounts(accessToken);
+      accounts = await this.listAccounts(accessToken, false);
     } catch (err) {
       const failure = asProviderError(err);
       if (failure.failure === "revoked") {
@@ -131,13 +130,13 @@ export class TellerProvider implements Provider {
   /** Accounts with live balances (Teller asks the bank on every balances call). */
   async accounts(credentials: Credentials): Promise<ProviderAccount[]> {
     const accessToken = token(credentials);
-    const accounts = await this.listAccounts(accessToken).catch((err) => Promise.reject(asProviderError(err)));
+    const accounts = await this.listAccounts(accessToken, true).catch((err) => Promise.reject(asProviderError(err)));
     const out: ProviderAccount[] = [];
     for (const account of accounts) {
       let balances: unknown = null;
       if (account.status === "open" && account.hasBalances) {
         try {
-          balances = await this.http.call("GET", `/accounts/${encodeURIComponent(account.id)}/balances`, accessToken);
+          balances = await this.get(accessToken, `/accounts/${encodeURIComponent(account.id)}/balances`);
         } catch (err) {
           if (!(err instanceof TellerStatusError && isAccountClosed(err.body))) throw asProviderError(err);
         }
@@ -161,7 +160,7 @@ export class TellerProvider implements Provider {
     const start = cursor && isCalendarDate(cursor) ? cursor : null;
     const today = utcDay(this.now());
     const from = start ? addDays(start, -(this.options.overlapDays ?? DEFAULT_OVERLAP_DAYS)) : null;
-    const accounts = await this.listAccounts(accessToken).catch((err) => Promise.reject(asProviderError(err)));
+    const accounts = await this.listAccounts(accessToken, true).catch((err) => Promise.reject(asProviderError(err)));
     let held: SyncPage | null = null;
     for (const account of accounts) {
       const page: SyncPage = {
@@ -220,8 +219,16 @@ export class TellerProvider implements Provider {
     return (this.options.clock ?? systemClock).now();
   }
 
-  private async listAccounts(accessToken: string): Promise<TellerAccount[]> {
-    const json = await this.http.call("GET", "/accounts", accessToken);
+  /** A GET of a sync, retried while it fails transiently (providers/retry.ts). */
+  private get(accessToken: string, path: string, query: Record<string, string> = {}) {
+    return retrying(this.options.retry ?? NO_RETRY, () => this.http.call("GET", path, accessToken, query));
+  }
+
+  /** The enrollment's accounts; `retry` within a sync (an enrollment answers the person at once). */
+  private async listAccounts(accessToken: string, retry: boolean): Promise<TellerAccount[]> {
+    const json = retry
+      ? await this.get(accessToken, "/accounts")
+      : await this.http.call("GET", "/accounts", accessToken);
     if (!Array.isArray(json)) throw unavailable("malformed /accounts answer");
     const accounts = json.map(readAccount);
     if (accounts.some((a) => a === null)) throw unavailable("malformed account in /accounts");
@@ -240,7 +247,7 @@ export class TellerProvider implements Provider {
       if (fromId) query.from_id = fromId;
       let batch: unknown;
       try {
-        batch = await this.transactionsCall(accessToken, account.id, query);
+        batch = await this.get(accessToken, `/accounts/${encodeURIComponent(account.id)}/transactions`, query);
       } catch (err) {
         if (err instanceof TellerStatusError && isAccountClosed(err.body)) return "closed" as const;
         throw asProviderError(err);
@@ -263,18 +270,6 @@ export class TellerProvider implements Provider {
     throw unavailable(`more than ${MAX_PAGES_PER_ACCOUNT} pages of transactions for one account`);
   }
 
-  /** A transactions call, retried once after a pause when it times out (a first call on a big account can). */
-  private async transactionsCall(accessToken: string, accountId: string, query: Record<string, string>) {
-    const path = `/accounts/${encodeURIComponent(accountId)}/transactions`;
-    try {
-      return await this.http.call("GET", path, accessToken, query);
-    } catch (err) {
-      if (!(err instanceof TellerTimeout)) throw err;
-      await sleep(this.options.timeoutRetryDelayMs ?? DEFAULT_RETRY_DELAY_MS);
-      return await this.http.call("GET", path, accessToken, query);
-    }
-  }
-
   /** Adds the account's rows to the page; false when the account's type gives no sign rule. */
   private convert(account: TellerAccount, rows: unknown[], page: SyncPage): boolean {
     if (account.type !== "depository" && account.type !== "credit") {
@@ -285,7 +280,12 @@ export class TellerProvider implements Provider {
     rows.forEach((raw, i) => {
       const result = toTransaction(account, raw);
       if ("txn" in result) page.added.push(result.txn);
-      else page.skipped.push({ row: `${result.id} (account ${account.id}, row ${i + 1})`, reason: result.skip });
+      else
+        page.skipped.push({
+          row: `${result.id} (account ${account.id}, row ${i + 1})`,
+          reason: result.skip,
+          amount: result.amount,
+        });
     });
     return true;
   }

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { ProviderError, type WebhookEvent } from "../provider.js";
 
 /**
@@ -46,7 +46,8 @@ export function verifyTellerWebhook(
     return signatures.some((sig) => timingSafeEqual(sig, expected));
   });
   if (!matches) throw reject("bad signature");
-  return describeEvent(rawBody);
+  const bodyHash = createHash("sha256").update(rawBody).digest("hex");
+  return { ...describeEvent(rawBody), replayKey: `${t}:${bodyHash}`, signedAt: new Date(Number(t) * 1000) };
 }
 
 /** What an authentic Teller webhook asks for. */

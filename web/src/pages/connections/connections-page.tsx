@@ -144,6 +144,7 @@ function ConnectionCard({ connection, detail }: { connection: Connection; detail
           {connection.error_message} {connection.error_code ? <code>{connection.error_code}</code> : null}
         </p>
       ) : null}
+      {connection.warnings > 0 ? <Warnings connection={connection} /> : null}
       {live ? (
         <div className="actions">
           <button type="button" disabled={action.isPending} onClick={() => action.mutate("sync")}>
@@ -190,6 +191,45 @@ function ConnectionCard({ connection, detail }: { connection: Connection; detail
       </button>
       {showLogs ? <SyncLogs connection={connection} askedAt={askedAt} /> : null}
     </li>
+  );
+}
+
+/**
+ * What the newest sync that skipped rows could not store (an amount that is not a whole number of cents, …):
+ * the connection stays active, so this is where a person learns of them.
+ */
+function Warnings({ connection }: { connection: Connection }) {
+  const rows = connection.warning_rows;
+  return (
+    <div className="warning" role="note" aria-label="Skipped rows">
+      <p>
+        <strong>
+          {connection.warnings} {connection.warnings === 1 ? "row was" : "rows were"} not imported
+        </strong>{" "}
+        by a sync
+        {connection.warnings_sync_log_id ? (
+          <>
+            {" "}
+            (log <code>{connection.warnings_sync_log_id}</code>)
+          </>
+        ) : null}
+        ; add {connection.warnings === 1 ? "it" : "them"} by hand if needed.
+      </p>
+      <ul>
+        {rows.map((r, i) => (
+          <li key={i}>
+            {r.row}: {r.reason}
+            {r.amount ? (
+              <>
+                {" "}
+                (amount <code>{r.amount}</code>)
+              </>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+      {connection.warnings > rows.length ? <p className="muted">and {connection.warnings - rows.length} more</p> : null}
+    </div>
   );
 }
 
