@@ -171,7 +171,7 @@ export async function scheduledSyncsDueWithin(
   );
 }
 
-/** Seconds until the schedule's next sync of the connection is due (0: now), or null when the schedule leaves it out. */
+/** Seconds until the connection's next scheduled sync is due (0: now); null when the schedule leaves it out. */
 export async function secondsUntilScheduledSync(em: Em, id: string, intervalSeconds: number): Promise<number | null> {
   const rows = await query<{ waitSeconds: number }>(
     em,
