@@ -54,7 +54,7 @@ export async function runCore(env: NodeJS.ProcessEnv = process.env) {
   const logStream = config.logFormat === "pretty" ? prettyLogStream() : undefined;
   // The server's logger once there is a server; until then one of the same kind.
   let log: FaultLogger = processLogger("core", config.logLevel, logStream);
-  let stopCore = (code: number) => process.exit(code); // until the server runs, nothing needs finishing
+  let stopCore: (code: number) => void = (code) => process.exit(code); // until the server runs, nothing needs finishing
   handleProcessFaults({ log: () => log, passes: isDatabaseUnreachable, stop: (code) => stopCore(code) });
   stopWithSupervisor(() => process.exit(0));
   await databaseReady(env);

@@ -34,7 +34,7 @@ export async function runGateway(
   const logTo: { log?: FastifyBaseLogger } = {};
   const logStream = e.logFormat === "pretty" ? prettyLogStream() : undefined;
   let fallbackLog: FaultLogger | null = null;
-  let stopGateway = (code: number) => process.exit(code); // until the app runs, nothing needs finishing
+  let stopGateway: (code: number) => void = (code) => process.exit(code); // until the app runs, nothing needs finishing
   handleProcessFaults({
     log: () => logTo.log ?? (fallbackLog ??= processLogger("gateway", e.logLevel, logStream)),
     stop: (code) => stopGateway(code),

@@ -108,7 +108,8 @@ interface Log {
 const logs = (s: Stack, connectionId: string) =>
   query<Log>(
     s.orm.em.fork(),
-    `select status, trigger, pages, error_code, (extract(epoch from started_at) * 1000)::float8 as started from sync_logs where connection_id = ? order by started_at`,
+    `select status, trigger, pages, error_code, (extract(epoch from started_at) * 1000)::float8 as started
+     from sync_logs where connection_id = ? order by started_at`,
     [connectionId],
   );
 

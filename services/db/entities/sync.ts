@@ -43,7 +43,7 @@ export const ConnectionEntity = defineEntity({
 });
 export type Connection = InferEntity<typeof ConnectionEntity>;
 
-import { SYNC_LOG_STATUSES, SYNC_TRIGGERS } from "../../../common/enums.js";
+import { type SYNC_LOG_STATUSES, SYNC_TRIGGERS } from "../../../common/enums.js";
 export { SYNC_TRIGGERS };
 export type SyncTrigger = (typeof SYNC_TRIGGERS)[number];
 export type SyncLogStatus = (typeof SYNC_LOG_STATUSES)[number];

@@ -82,7 +82,8 @@ const quiet = () =>
       em(),
       `select count(*)::int as n from pgboss.job
        where name = 'coffer-sync' and state in ('created', 'retry', 'active')
-         and not (state = 'created' and singleton_key like '%:schedule' and start_after > now() + interval '10 minutes')`,
+         and not (state = 'created' and singleton_key like '%:schedule'
+                  and start_after > now() + interval '10 minutes')`,
     );
     return r.n === 0;
   }, "the sync queue to empty");
