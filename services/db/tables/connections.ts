@@ -178,8 +178,9 @@ export async function scheduledSyncsDueWithin(
 ): Promise<{ id: string; waitSeconds: number }[]> {
   return query<{ id: string; waitSeconds: number }>(
     em,
-    `select id, greatest(0, coalesce(extract(epoch from last_attempt_at + make_interval(secs => ?) - ?::timestamptz), 0))::float8
-       as "waitSeconds"
+    `select id,
+            greatest(0, coalesce(extract(epoch from last_attempt_at + make_interval(secs => ?) - ?::timestamptz), 0))
+              ::float8 as "waitSeconds"
      from connections
      where ${SCHEDULED}
        and (last_attempt_at is null
@@ -189,7 +190,7 @@ export async function scheduledSyncsDueWithin(
   );
 }
 
-/** Seconds until the schedule's next sync of the connection is due (0: now), or null when the schedule leaves it out. */
+/** Seconds until the connection's next scheduled sync is due (0: now); null when the schedule leaves it out. */
 export async function secondsUntilScheduledSync(
   em: Em,
   id: string,
@@ -198,8 +199,8 @@ export async function secondsUntilScheduledSync(
 ): Promise<number | null> {
   const rows = await query<{ waitSeconds: number }>(
     em,
-    `select greatest(0, coalesce(extract(epoch from last_attempt_at + make_interval(secs => ?) - ?::timestamptz), 0))::float8
-       as "waitSeconds"
+    `select greatest(0, coalesce(extract(epoch from last_attempt_at + make_interval(secs => ?) - ?::timestamptz), 0))
+              ::float8 as "waitSeconds"
      from connections where id = ? and ${SCHEDULED}`,
     [intervalSeconds, now, id],
   );
