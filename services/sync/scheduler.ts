@@ -245,7 +245,7 @@ export class SyncScheduler {
     if (data.scheduled && job.retryCount === 0) {
       // A sync since this job was queued (a "Sync now", a webhook) moved the connection's due time.
       const em = this.opts.fork();
-    const wait = await secondsUntilScheduledSync(em, connectionId, nowOf(em), this.opts.intervalSeconds);
+      const wait = await secondsUntilScheduledSync(em, connectionId, nowOf(em), this.opts.intervalSeconds);
       if (wait === null) return { skipped: "the schedule leaves this connection out" };
       if (wait > this.opts.intervalSeconds * EARLY_FRACTION) {
         await this.send(data, wait);
