@@ -6,6 +6,7 @@ import type { Em } from "../db/orm.js";
 import { failWhenDatabaseAnswers, isDatabaseUnreachable, waitForDatabase } from "../db/availability.js";
 import { tryLockConnection } from "../db/locks.js";
 import { scheduledSyncsDueWithin, secondsUntilScheduledSync } from "../db/tables/connections.js";
+import { startWaitingSyncJobWithin } from "../db/tables/sync-jobs.js";
 import { connectionsWithRunningSyncLogs, interruptRunningSyncLogs } from "../db/tables/sync-logs.js";
 import type { EngineLogger, SyncEngine, SyncOutcome } from "./engine.js";
 
@@ -287,13 +288,18 @@ export class SyncScheduler {
   /**
    * The schedule's safety net: queues the scheduled sync of every connection
    * due within SWEEP_HORIZON_SECONDS, at its due time (a connection whose
-   * scheduled sync already waits keeps that one); returns how many are due now.
+   * scheduled sync already waits keeps that one, moved to the due time when it
+   * waited longer: the interval was shortened, or the due time moved); returns
+   * how many are due now.
    */
   async queueDueSyncs(): Promise<number> {
     const em = this.opts.fork();
     const due = await scheduledSyncsDueWithin(em, nowOf(em), this.opts.intervalSeconds, SWEEP_HORIZON_SECONDS);
     for (const { id, waitSeconds } of due) {
       await this.send({ connectionId: id, trigger: "schedule", scheduled: true }, waitSeconds);
+      if (await startWaitingSyncJobWithin(em, scheduledKey(id), waitSeconds)) {
+        if (waitSeconds === 0) this.wakeWorkers();
+      }
     }
     return due.filter((d) => d.waitSeconds === 0).length;
   }

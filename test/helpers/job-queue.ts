@@ -1,5 +1,12 @@
 import pg from "pg";
 
+/**
+ * SQL over pgboss.job: a sync job waiting, retrying or running now. The schedule's next sync of a
+ * connection, queued when a sync ends to start an interval later, is not pending.
+ */
+export const PENDING_SYNC_JOB = `name = 'coffer-sync' and state in ('created', 'retry', 'active')
+  and not (state = 'created' and singleton_key like '%:schedule' and start_after > now() + interval '10 minutes')`;
+
 export interface SyncJob {
   trigger: string;
   state: string;

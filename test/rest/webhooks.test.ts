@@ -5,7 +5,7 @@ import { CsvProvider } from "../../services/sync/providers/csv/provider.js";
 import { ProviderError, type WebhookEvent } from "../../services/sync/providers/provider.js";
 import { ProviderRegistry } from "../../services/sync/registry.js";
 import { newUser } from "../helpers/ledger.js";
-import { syncJobsOf } from "../helpers/job-queue.js";
+import { syncJobsOf, PENDING_SYNC_JOB } from "../helpers/job-queue.js";
 import { expectEnvelope, key } from "../helpers/rest.js";
 import { ScriptedProvider, tx } from "../helpers/scripted-provider.js";
 import { startStack, type Stack } from "../helpers/stack.js";
@@ -63,8 +63,7 @@ const settled = () =>
   waitFor(async () => {
     const [r] = await query<{ n: number }>(
       s.orm.em.fork(),
-      `select (select count(*) from pgboss.job
-                where name = 'coffer-sync' and state in ('created', 'retry', 'active'))::int
+      `select (select count(*) from pgboss.job where ${PENDING_SYNC_JOB})::int
          + (select count(*) from sync_logs where status = 'running')::int as n`,
     );
     return r.n === 0;

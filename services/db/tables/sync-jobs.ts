@@ -58,3 +58,19 @@ export async function pendingSyncJob(em: Em, connectionId: string): Promise<Pend
   );
   return row;
 }
+
+/**
+ * Moves a connection's waiting job (by pg-boss singleton key) to start within
+ * `seconds` when it was due later, e.g. a scheduled sync queued under a longer
+ * COFFER_SYNC_INTERVAL than the one the core runs with now. Returns whether one moved.
+ */
+export async function startWaitingSyncJobWithin(em: Em, singletonKey: string, seconds: number): Promise<boolean> {
+  const rows = await query<{ id: string }>(
+    em,
+    `update ${JOB_SCHEMA}.job set start_after = now() + make_interval(secs => ?)
+     where name = ? and singleton_key = ? and state = 'created' and start_after > now() + make_interval(secs => ?)
+     returning id`,
+    [seconds, SYNC_QUEUE, singletonKey, seconds],
+  );
+  return rows.length > 0;
+}

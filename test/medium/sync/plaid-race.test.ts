@@ -1,3 +1,4 @@
+import { PENDING_SYNC_JOB } from "../../helpers/job-queue.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { coreConfigFromEnv } from "../../../services/config.js";
 import { closeOrm, openOrm, type Orm } from "../../../services/db/orm.js";
@@ -90,11 +91,7 @@ async function expectStoredOnce(id: string, item: FakeItem) {
 
 const quiet = () =>
   waitFor(async () => {
-    const [r] = await query<{ n: number }>(
-      em(),
-      `select count(*)::int as n from pgboss.job
-       where name = 'coffer-sync' and state in ('created', 'retry', 'active')`,
-    );
+    const [r] = await query<{ n: number }>(em(), `select count(*)::int as n from pgboss.job where ${PENDING_SYNC_JOB}`);
     return r.n === 0;
   }, "the sync queue to empty");
 
