@@ -240,7 +240,8 @@ describe("never drop a cent", () => {
     );
     try {
       const status = await client.callTool({ name: "get_sync_status", arguments: {} });
-      const mine = (status.structuredContent as { connections: Json[] }).connections.find((c) => c.id === id || c.short_id === id);
+      const listed = (status.structuredContent as { connections: Json[] }).connections;
+      const mine = listed.find((c) => c.id === id || c.short_id === id);
       expect(mine).toMatchObject({
         status: "active",
         warnings: 1,
