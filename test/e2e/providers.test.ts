@@ -13,6 +13,7 @@ import {
   waitForOk,
   type CofferProcess,
 } from "../helpers/processes.js";
+import { restSyncs } from "../helpers/rest-syncs.js";
 import { waitFor } from "../helpers/wait.js";
 import { syncJobsOf } from "../helpers/job-queue.js";
 
@@ -84,49 +85,10 @@ afterAll(async () => {
   pki?.remove();
 });
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${rest}${path}`, {
-    method,
-    headers: {
-      "x-api-key": adminKey,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-      ...headers,
-    },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
-}
-
-/** The connection's finished sync logs, oldest first. */
-async function finishedSyncs(connectionId: string): Promise<Json[]> {
-  const r = await call("GET", `/api/v1/sync/logs?connection_id=${connectionId}&limit=500`);
-  expect(r.status).toBe(200);
-  return (r.body.sync_logs as Json[]).filter((l) => l.status !== "running").reverse();
-}
-
-/** Waits for the connection's `n`-th finished sync and returns it. */
-async function nthSync(connectionId: string, n: number): Promise<Json> {
-  const logs = await waitFor(
-    async () => {
-      const l = await finishedSyncs(connectionId);
-      return l.length >= n ? l : null;
-    },
-    `sync ${n} of ${connectionId}`,
-    30_000,
-  );
-  return logs[n - 1];
-}
-
-/** Asks for a sync and waits for it to finish. */
-async function syncNow(connectionId: string): Promise<Json> {
-  const before = (await finishedSyncs(connectionId)).length;
-  const r = await call("POST", `/api/v1/connections/${connectionId}/sync`);
-  expect(r.status).toBe(202);
-  return nthSync(connectionId, before + 1);
-}
-
-const connection = async (id: string) => (await call("GET", `/api/v1/connections/${id}`)).body;
+const { call, finishedSyncs, nthSync, syncNow, connection } = restSyncs(
+  () => rest,
+  () => adminKey,
+);
 
 /**
  * Every live transaction of the connection's accounts, by provider transaction id. Plaid's and
