@@ -15,9 +15,10 @@ export interface SyncJob {
 
 /**
  * The sync jobs ever queued for a connection (by UUID or short id), oldest
- * first, read from pg-boss's tables. A request queues its job before it
- * answers, so this is the witness that one did or did not ask for a sync:
- * no need to wait and see whether a sync shows up.
+ * first, read from pg-boss's tables; not the schedule's own (its next sync,
+ * queued an interval ahead whenever a sync ends). A request queues its job
+ * before it answers, so this is the witness that one did or did not ask for a
+ * sync: no need to wait and see whether a sync shows up.
  */
 export async function syncJobsOf(databaseUrl: string, connection: string): Promise<SyncJob[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -29,6 +30,7 @@ export async function syncJobsOf(databaseUrl: string, connection: string): Promi
        from (select data, state, output, created_on, name from pgboss.job
              union all select data, state, output, created_on, name from pgboss.archive) j
        where j.name = 'coffer-sync' and j.data->>'connectionId' = (select id from c)
+         and not coalesce((j.data->>'scheduled')::boolean, false)
        order by j.created_on`,
       [connection],
     );
